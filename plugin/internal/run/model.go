@@ -26,10 +26,10 @@ const PassThreshold = 0.8
 type Layout string
 
 const (
-	LayoutFlat   Layout = "flat-jsonl"   // E0: one *.jsonl file, no directory
-	LayoutIndex  Layout = "index-jsonl"  // E1–E3 (v3.12 … 4.42.4): root index.jsonl
-	LayoutTrials Layout = "trials"       // E4 (late June): root index.jsonl, <id>/run-N/
-	LayoutV5     Layout = "v5"           // E5–E6: summary.json + .internal/index.jsonl
+	LayoutFlat   Layout = "flat-jsonl"  // E0: one *.jsonl file, no directory
+	LayoutIndex  Layout = "index-jsonl" // E1–E3 (v3.12 … 4.42.4): root index.jsonl
+	LayoutTrials Layout = "trials"      // E4 (late June): root index.jsonl, <id>/run-N/
+	LayoutV5     Layout = "v5"          // E5–E6: summary.json + .internal/index.jsonl
 )
 
 // Run is one opened run.
@@ -41,6 +41,9 @@ type Run struct {
 	Rows     int     // rows read from the manifest, before dedupe
 	Cases    []*Case // deduplicated (last row wins), in manifest order of first appearance
 	Warnings []Warning
+
+	opts Options
+	byID map[string][]*Case // test_id -> cases, for Find and Ref
 }
 
 // Warning is something a reader tolerated but the user should know
@@ -73,6 +76,13 @@ type Case struct {
 
 	HasWorkspace bool // workspace_path or file_changes_path present
 	Duplicates   int  // number of earlier rows this one replaced
+
+	// OverwrittenBy is the target of a later row that shares this case's
+	// result folder, "" when the folder is this case's own. AgentV 4.42.4
+	// writes <suite>/<test_id>/ once per test, not per target, so in a
+	// multi-target run the answer and grading.json there are the last
+	// target's; Detail then reports them as missing for the others.
+	OverwrittenBy string
 
 	Loc RowLoc // where the winning row lives, for Detail
 }
@@ -115,15 +125,16 @@ type Detail struct {
 	Input       Text // the input / prompt
 	FileChanges Text // workspace diff, when the run has one
 
-	WorkspacePath  string
-	FailureReason  string // failure_reason_code
-	DurationMS     *float64
-	Tokens         *TokenUsage
-	CostUSD        *float64
-	Checks         []Check // row-level assertions / hits / misses not tied to a grader
-	Reasoning      string  // row-level reasoning (legacy)
-	Timestamp      string
-	Sidecars       []Sidecar // every sidecar path the row names, with presence
+	WorkspacePath string
+	FailureReason string // failure_reason_code
+	DurationMS    *float64
+	Tokens        *TokenUsage
+	CostUSD       *float64
+	Checks        []Check // row-level assertions / hits / misses not tied to a grader
+	Reasoning     string  // row-level reasoning (legacy)
+	Timestamp     string
+	Sidecars      []Sidecar // every sidecar path the row names, with presence
+	Warnings      []Warning // sidecars not followed or unreadable, shared folders, ...
 }
 
 // Grader is one grader's full result.

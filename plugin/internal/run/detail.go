@@ -1,0 +1,589 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"agentv-review/plugin/internal/clierr"
+)
+
+// rowAliases maps the names AgentV accepts on read to the canonical
+// snake_case ones: its camelCase list (result-row-schema.ts) plus the
+// older vocabulary.
+var rowAliases = map[string]string{
+	"answerPath": "answer_path", "artifactDir": "artifact_dir", "conversationId": "conversation_id",
+	"costUsd": "cost_usd", "durationMs": "duration_ms", "endTime": "end_time", "evalPath": "eval_path",
+	"executionStatus": "execution_status", "failureReasonCode": "failure_reason_code",
+	"failureStage": "failure_stage", "filesPath": "files_path", "gradersPath": "graders_path",
+	"gradingPath": "grading_path", "inputPath": "input_path", "outputPath": "output_path",
+	"responsePath": "response_path", "startTime": "start_time", "targetsPath": "targets_path",
+	"taskDir": "task_dir", "testId": "test_id", "timingPath": "timing_path", "tokenUsage": "token_usage",
+	"transcriptPath": "transcript_path", "workspacePath": "workspace_path", "resultDir": "result_dir",
+	"fileChangesPath": "file_changes_path",
+	"eval_id":         "test_id", "dataset": "suite", "eval_set": "suite",
+}
+
+// rowFull is everything Detail reads from a row.
+type rowFull struct {
+	TestID           string          `json:"test_id"`
+	Scores           []graderFull    `json:"scores"`
+	EvaluatorResults []graderFull    `json:"evaluator_results"`
+	Samples          []repeatFull    `json:"samples"`
+	Attempts         []repeatFull    `json:"attempts"`
+	Trials           []repeatFull    `json:"trials"`
+	Assertions       []checkWire     `json:"assertions"`
+	Hits             []string        `json:"hits"`
+	Misses           []string        `json:"misses"`
+	Reasoning        string          `json:"reasoning"`
+	Output           json.RawMessage `json:"output"`
+	Answer           json.RawMessage `json:"answer"`
+	OutputText       json.RawMessage `json:"output_text"`
+	CandidateAnswer  json.RawMessage `json:"candidate_answer"`
+	Input            json.RawMessage `json:"input"`
+
+	AnswerPath      string `json:"answer_path"`
+	OutputPath      string `json:"output_path"`
+	ResponsePath    string `json:"response_path"`
+	InputPath       string `json:"input_path"`
+	GradingPath     string `json:"grading_path"`
+	FileChangesPath string `json:"file_changes_path"`
+	ResultDir       string `json:"result_dir"`
+	ArtifactDir     string `json:"artifact_dir"`
+	WorkspacePath   string `json:"workspace_path"`
+
+	FailureReason string      `json:"failure_reason_code"`
+	DurationMS    *float64    `json:"duration_ms"`
+	Tokens        *TokenUsage `json:"token_usage"`
+	CostUSD       *float64    `json:"cost_usd"`
+	Timestamp     string      `json:"timestamp"`
+}
+
+// graderFull is one grader as a row's scores[] or evaluator_results[], a
+// grading.json graders[]/evaluators[] entry, a v5 component_results[]
+// entry, or a whole grading.json: the four shapes share their fields.
+type graderFull struct {
+	graderWire
+	Reason           string       `json:"reason"`
+	Reasoning        string       `json:"reasoning"`
+	Assertions       []checkWire  `json:"assertions"`
+	AssertionResults []checkWire  `json:"assertion_results"`
+	Expectations     []checkWire  `json:"expectations"`
+	Hits             []string     `json:"hits"`
+	Misses           []string     `json:"misses"`
+	Scores           []graderFull `json:"scores"`
+	Graders          []graderFull `json:"graders"`
+	Evaluators       []graderFull `json:"evaluators"`
+	ComponentResults []graderFull `json:"component_results"`
+	Assertion        *struct {
+		Name, Type, ID, Value string
+		Weight                *float64
+	} `json:"assertion"`
+}
+
+type checkWire struct {
+	Text     string `json:"text"`
+	Passed   bool   `json:"passed"`
+	Evidence string `json:"evidence"`
+}
+
+type repeatFull struct {
+	repeatWire
+	Scores []graderFull `json:"scores"`
+}
+
+// Detail loads everything about one case: the full row (re-read at c.Loc),
+// grading.json, the answer, the input, file changes and samples. Missing or
+// unsafe sidecars are reported in the Detail, never as an error.
+func (r *Run) Detail(c *Case) (*Detail, error) {
+	raw, m, err := r.reread(c)
+	if err != nil {
+		return nil, err
+	}
+	var row rowFull
+	if err := json.Unmarshal(raw, &row); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return nil, clierr.Input(r.rel(r.Manifest), c.Loc.Line, "", "malformed JSON: "+err.Error(), rowHint)
+		}
+	}
+	d := &Detail{
+		Case: c, WorkspacePath: row.WorkspacePath, FailureReason: row.FailureReason,
+		DurationMS: row.DurationMS, Tokens: row.Tokens, CostUSD: row.CostUSD,
+		Timestamp: row.Timestamp, Reasoning: row.Reasoning,
+	}
+	d.Sidecars = r.sidecars(m)
+
+	scores := row.Scores
+	if len(scores) == 0 {
+		scores = row.EvaluatorResults
+	}
+	d.Graders = graders(scores)
+	if len(d.Graders) == 0 { // else the row-level checks repeat the graders'
+		d.Checks = append(checks(row.Assertions), hitsMisses(row.Hits, row.Misses)...)
+	}
+	own := c.OverwrittenBy == ""
+	if !own {
+		d.warn("", fmt.Sprintf("this test's result folder was overwritten by target %q (AgentV 4.42.4 keeps one folder per test, not per target); its answer and grading.json are not this row's", c.OverwrittenBy))
+	}
+	if own && row.GradingPath != "" {
+		r.mergeGrading(d, &d.Graders, &d.Checks, "grading_path", row.GradingPath)
+	}
+
+	d.Answer = r.answer(d, row, own)
+	d.Input = r.input(d, row)
+	if row.FileChangesPath != "" {
+		d.FileChanges = r.readText(d, "file_changes_path", row.FileChangesPath)
+	}
+	d.Samples = r.samples(d, row)
+	return d, nil
+}
+
+// reread reads the winning row's bytes at c.Loc and normalises its aliases.
+func (r *Run) reread(c *Case) ([]byte, map[string]json.RawMessage, error) {
+	rel := r.rel(r.Manifest)
+	changed := func(msg string) error {
+		return clierr.Input(rel, c.Loc.Line, "", msg, "the manifest changed since the run was opened; open it again")
+	}
+	f, err := os.Open(r.Manifest)
+	if err != nil {
+		return nil, nil, unreadable(rel, err)
+	}
+	defer f.Close()
+	buf := make([]byte, c.Loc.Length)
+	if _, err := f.ReadAt(buf, c.Loc.Offset); err != nil {
+		return nil, nil, changed("cannot re-read the row: " + err.Error())
+	}
+	buf = bytes.TrimPrefix(bytes.TrimSpace(buf), []byte("\ufeff"))
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(buf, &m); err != nil {
+		return nil, nil, changed("the row is no longer valid JSON")
+	}
+	for alias, name := range rowAliases {
+		if v, ok := m[alias]; ok {
+			if _, has := m[name]; !has {
+				m[name] = v
+			}
+			delete(m, alias)
+		}
+	}
+	var id string
+	_ = json.Unmarshal(m["test_id"], &id)
+	if id != c.TestID {
+		return nil, nil, changed(fmt.Sprintf("expected test_id %q here, found %q", c.TestID, id))
+	}
+	norm, err := json.Marshal(m)
+	if err != nil {
+		return nil, nil, changed(err.Error())
+	}
+	return norm, m, nil
+}
+
+func (d *Detail) warn(file, msg string) {
+	d.Warnings = append(d.Warnings, Warning{File: file, Msg: msg})
+}
+
+// sidecars lists every *_path and *_dir field of the row with presence.
+// workspace_path is absolute and outside the run: it is recorded in
+// Detail.WorkspacePath, not followed.
+func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
+	var out []Sidecar
+	for field, v := range m {
+		if field == "workspace_path" || !strings.HasSuffix(field, "_path") && !strings.HasSuffix(field, "_dir") {
+			continue
+		}
+		var rel string
+		if json.Unmarshal(v, &rel) != nil || rel == "" {
+			continue
+		}
+		p, ok := r.inside(rel)
+		out = append(out, Sidecar{Field: field, Path: p, Present: ok && exists(p)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+// mergeGrading reads the grading.json at rel and merges it into graders
+// (and, when it has no graders, its flat assertions into checks).
+func (r *Run) mergeGrading(d *Detail, gs *[]Grader, cs *[]Check, field, rel string) {
+	t := r.readFile(d, field, rel, 0)
+	if !t.Present || t.Missing {
+		return
+	}
+	var g graderFull
+	if err := json.Unmarshal([]byte(t.Content), &g); err != nil {
+		d.warn(r.rel(t.Path), "malformed grading.json, ignored: "+err.Error())
+		return
+	}
+	list := g.Graders
+	if len(list) == 0 {
+		list = g.Evaluators
+	}
+	if len(list) == 0 {
+		list = g.ComponentResults
+	}
+	*gs = mergeGraders(*gs, graders(list))
+	if len(list) == 0 && len(*cs) == 0 {
+		*cs = g.checks()
+	}
+}
+
+func graders(list []graderFull) []Grader {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]Grader, len(list))
+	for i, g := range list {
+		out[i] = g.grader()
+	}
+	return out
+}
+
+func (g graderFull) grader() Grader {
+	s := GraderSummary{Name: g.Name, Type: g.Type, Score: g.Score, Weight: g.Weight, Verdict: g.Verdict, Pass: graderPass(g.Pass, g.Verdict)}
+	if a := g.Assertion; a != nil {
+		s.Name = firstNonEmpty(a.Name, a.ID, s.Name)
+		s.Type = firstNonEmpty(a.Type, s.Type)
+		if s.Weight == nil {
+			s.Weight = a.Weight
+		}
+	}
+	return Grader{GraderSummary: s, Reason: firstNonEmpty(g.Reason, g.Reasoning), Checks: g.checks(), Children: graders(g.Scores)}
+}
+
+// firstNonEmpty returns the first non-empty string.
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// checks lists a grader's per-check evidence, whichever shape it has.
+func (g graderFull) checks() []Check {
+	switch {
+	case len(g.ComponentResults) > 0:
+		var out []Check
+		for _, c := range g.ComponentResults {
+			if len(c.ComponentResults) > 0 {
+				out = append(out, c.checks()...)
+				continue
+			}
+			out = append(out, c.componentCheck())
+		}
+		return out
+	case len(g.AssertionResults) > 0:
+		return checks(g.AssertionResults)
+	case len(g.Assertions) > 0:
+		return checks(g.Assertions)
+	case len(g.Expectations) > 0:
+		return checks(g.Expectations)
+	}
+	return hitsMisses(g.Hits, g.Misses)
+}
+
+// componentCheck is a v5 leaf component: assertion.value is the check's
+// text (falling back like AgentV to name, id, type, then the reason).
+func (g graderFull) componentCheck() Check {
+	text := g.Reason
+	if a := g.Assertion; a != nil {
+		text = firstNonEmpty(a.Value, a.Name, a.ID, a.Type, g.Reason)
+	}
+	return Check{Text: firstNonEmpty(text, "grading component"), Passed: g.Pass != nil && *g.Pass, Evidence: g.Reason}
+}
+
+func checks(list []checkWire) []Check {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]Check, len(list))
+	for i, c := range list {
+		out[i] = Check(c)
+	}
+	return out
+}
+
+func hitsMisses(hits, misses []string) []Check {
+	var out []Check
+	for _, h := range hits {
+		out = append(out, Check{Text: h, Passed: true})
+	}
+	for _, m := range misses {
+		out = append(out, Check{Text: m})
+	}
+	return out
+}
+
+// mergeGraders enriches the row's graders with grading.json's: each
+// grading grader fills the gaps of the first unused row grader with the
+// same name (and type when both have one); unmatched ones are appended.
+// Names are not unique (two llm-rubric graders), hence "first unused".
+func mergeGraders(row, grading []Grader) []Grader {
+	used := make([]bool, len(row))
+	for _, g := range grading {
+		i := matchGrader(row, used, g)
+		if i < 0 {
+			row = append(row, g)
+			used = append(used, true)
+			continue
+		}
+		used[i] = true
+		dst := &row[i]
+		dst.Reason = firstNonEmpty(dst.Reason, g.Reason)
+		if len(dst.Checks) == 0 {
+			dst.Checks = g.Checks
+		}
+		if len(dst.Children) == 0 {
+			dst.Children = g.Children
+		}
+		if dst.Score == nil {
+			dst.Score = g.Score
+		}
+		if dst.Pass == nil && dst.Verdict == "" {
+			dst.Pass = g.Pass
+		}
+	}
+	return row
+}
+
+func matchGrader(row []Grader, used []bool, g Grader) int {
+	for i, r := range row {
+		if !used[i] && r.Name == g.Name && (r.Type == g.Type || r.Type == "" || g.Type == "") {
+			return i
+		}
+	}
+	return -1
+}
+
+// samples builds the full repeats with their graders; a repeat's own
+// grading.json lives at <result_dir>/<sample_path>/grading.json.
+func (r *Run) samples(d *Detail, row rowFull) []Sample {
+	list, kind := row.Samples, "sample"
+	switch {
+	case len(row.Attempts) > 0:
+		list, kind = row.Attempts, "attempt"
+	case len(row.Trials) > 0:
+		list, kind = row.Trials, "trial"
+	}
+	dir := firstNonEmpty(row.ResultDir, row.ArtifactDir)
+	var out []Sample
+	for i, s := range list {
+		sm := Sample{SampleSummary: s.summary(i, kind, nil), Graders: graders(s.Scores)}
+		if dir != "" && sm.Path != "" && d.Case.OverwrittenBy == "" {
+			var ignored []Check
+			r.mergeGrading(d, &sm.Graders, &ignored, "sample_path", path.Join(dir, sm.Path, "grading.json"))
+		}
+		out = append(out, sm)
+	}
+	return out
+}
+
+// answer finds the final answer: output_path, answer_path, response_path
+// (AgentV's order), else inline output / answer / output_text /
+// candidate_answer.
+func (r *Run) answer(d *Detail, row rowFull, own bool) Text {
+	for _, p := range []struct{ field, rel string }{
+		{"output_path", row.OutputPath}, {"answer_path", row.AnswerPath}, {"response_path", row.ResponsePath},
+	} {
+		if p.rel == "" {
+			continue
+		}
+		if !own {
+			return Text{Present: true, Missing: true}
+		}
+		t := r.readText(d, p.field, p.rel)
+		if p.field == "response_path" && !t.Missing {
+			t.Content = stripRoleBlocks(t.Content, "assistant")
+		}
+		if !t.Missing || !hasInlineAnswer(row) {
+			return t
+		}
+		break
+	}
+	for _, raw := range []json.RawMessage{row.Output, row.Answer, row.OutputText, row.CandidateAnswer} {
+		if s, ok := lastAssistant(raw); ok {
+			return Text{Present: true, Content: s, Size: int64(len(s))}
+		}
+	}
+	return Text{}
+}
+
+func hasInlineAnswer(row rowFull) bool {
+	return len(row.Output) > 0 || len(row.Answer) > 0 || len(row.OutputText) > 0 || len(row.CandidateAnswer) > 0
+}
+
+// input reads input_path, else renders an inline input.
+func (r *Run) input(d *Detail, row rowFull) Text {
+	if row.InputPath != "" {
+		return r.readText(d, "input_path", row.InputPath)
+	}
+	var s string
+	if json.Unmarshal(row.Input, &s) == nil && s != "" {
+		return Text{Present: true, Content: s, Size: int64(len(s))}
+	}
+	var msgs []message
+	if json.Unmarshal(row.Input, &msgs) == nil && len(msgs) > 0 {
+		blocks := make([]string, 0, len(msgs))
+		for _, m := range msgs {
+			blocks = append(blocks, "@["+m.Role+"]:\n"+m.text())
+		}
+		s = strings.Join(blocks, "\n\n")
+		return Text{Present: true, Content: s, Size: int64(len(s))}
+	}
+	return Text{}
+}
+
+// message is one chat message of an inline input or output.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// text is the message content: a string, or the text parts of an array.
+func (m message) text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(m.Content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// lastAssistant reads an inline answer: a string, or a message array whose
+// last assistant message is the answer.
+func lastAssistant(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, s != ""
+	}
+	var msgs []message
+	if json.Unmarshal(raw, &msgs) != nil {
+		return "", false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "assistant" {
+			return msgs[i].text(), true
+		}
+	}
+	return "", false
+}
+
+// stripRoleBlocks unwraps "@[role]:\n..." blocks (as in response.md and
+// input.md) and returns the last block of role; text without blocks is
+// returned unchanged.
+func stripRoleBlocks(s, role string) string {
+	if !strings.HasPrefix(strings.TrimLeft(s, "\r\n"), "@[") {
+		return s
+	}
+	var cur, last strings.Builder
+	inRole, found := false, false
+	for _, line := range strings.SplitAfter(s, "\n") {
+		h := strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(h, "@[") && strings.HasSuffix(h, "]:") {
+			if inRole {
+				last.Reset()
+				last.WriteString(cur.String())
+			}
+			cur.Reset()
+			inRole = h == "@["+role+"]:"
+			found = found || inRole
+			continue
+		}
+		cur.WriteString(line)
+	}
+	if !found {
+		return s
+	}
+	if inRole {
+		return strings.TrimRight(cur.String(), "\r\n")
+	}
+	return strings.TrimRight(last.String(), "\r\n")
+}
+
+// readText reads a sidecar text up to the answer limit.
+func (r *Run) readText(d *Detail, field, rel string) Text {
+	limit := r.opts.AnswerLimit
+	if limit <= 0 {
+		limit = DefaultAnswerLimit
+	}
+	return r.readFile(d, field, rel, limit)
+}
+
+// readFile reads the sidecar rel named by field, at most limit bytes
+// (0 = all). Outside the run dir, missing or unreadable: Missing, with a
+// warning for the first and last.
+func (r *Run) readFile(d *Detail, field, rel string, limit int64) Text {
+	p, ok := r.inside(rel)
+	t := Text{Present: true, Path: p}
+	if !ok {
+		d.warn("", fmt.Sprintf("%s %q points outside the run directory; not followed", field, rel))
+		t.Missing, t.Path = true, ""
+		return t
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			d.warn(r.rel(p), "cannot read: "+err.Error())
+		}
+		t.Missing = true
+		return t
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.IsDir() {
+		d.warn(r.rel(p), "not a readable file")
+		t.Missing = true
+		return t
+	}
+	t.Size = info.Size()
+	src := io.Reader(f)
+	if limit > 0 {
+		src = io.LimitReader(f, limit)
+	}
+	b, err := io.ReadAll(src)
+	if err != nil {
+		d.warn(r.rel(p), "cannot read: "+err.Error())
+		t.Missing = true
+		return t
+	}
+	if int64(len(b)) < t.Size {
+		t.Truncated = true
+		b = trimPartialRune(b)
+	}
+	t.Content = string(b)
+	return t
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence cut at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}

@@ -1,0 +1,381 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"agentv-review/plugin/internal/clierr"
+)
+
+// Options tunes Open.
+type Options struct {
+	Cwd         string // resolves relative targets and finds .agentv/cache.json; "" = os.Getwd
+	AnswerLimit int64  // max bytes of a sidecar text read by Detail; 0 = DefaultAnswerLimit
+}
+
+// DefaultAnswerLimit is how much of a sidecar text Detail reads by default.
+const DefaultAnswerLimit = 256 << 10
+
+const runHint = "pass a run directory (.agentv/results/runs/<experiment>/<timestamp>, or .agentv/results/<timestamp> for AgentV 5), its index.jsonl, or a results .jsonl file"
+
+// Open resolves target to one run and reads its manifest. target may be a
+// run directory of any era, a manifest or flat *.jsonl file, a results
+// folder or project root holding exactly one run, or "" for the run named
+// by .agentv/cache.json (lastRunDir) found from Options.Cwd upward.
+func Open(target string, opts Options) (*Run, error) {
+	cwd := opts.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, clierr.Failure(err, "cannot determine the current directory", "pass the run directory explicitly")
+		}
+		cwd = wd
+	}
+	if target == "" {
+		last, err := lastRunDir(cwd)
+		if err != nil {
+			return nil, err
+		}
+		target = last
+	} else if !filepath.IsAbs(target) {
+		target = filepath.Join(cwd, target)
+	}
+	target = filepath.Clean(target)
+
+	info, err := os.Stat(target)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, clierr.Input(target, 0, "", "no such file or directory", runHint)
+		}
+		return nil, unreadable(target, err)
+	}
+	if !info.IsDir() {
+		return openFile(target, opts)
+	}
+	if isRunDir(target) {
+		return openDir(target, opts)
+	}
+	runs, err := findRuns(target)
+	if err != nil {
+		return nil, err
+	}
+	switch len(runs) {
+	case 0:
+		return nil, clierr.Input(target, 0, "", "no AgentV run found here", runHint)
+	case 1:
+		return openRun(runs[0], opts)
+	}
+	newestFirst := make([]string, len(runs))
+	for i, p := range runs {
+		newestFirst[len(runs)-1-i] = p
+	}
+	return nil, &AmbiguousError{Root: target, Candidates: newestFirst}
+}
+
+// AmbiguousError is returned by Open when a folder holds several runs.
+// Candidates are newest first. It unwraps to an invalid-input clierr.Error
+// (exit 3) so clierr.Code and clierr.HintOf work on it.
+type AmbiguousError struct {
+	Root       string
+	Candidates []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%s: %d runs found; name one", e.Root, len(e.Candidates))
+}
+
+func (e *AmbiguousError) Unwrap() error {
+	return &clierr.Error{
+		Code: clierr.CodeInvalid, File: e.Root,
+		Msg:  fmt.Sprintf("%d runs found; name one", len(e.Candidates)),
+		Hint: "pass one of them, e.g. " + e.Candidates[0],
+	}
+}
+
+// openRun opens a candidate returned by findRuns: a run dir or flat file.
+func openRun(p string, opts Options) (*Run, error) {
+	if strings.HasSuffix(p, ".jsonl") {
+		return openFile(p, opts)
+	}
+	return openDir(p, opts)
+}
+
+// openFile opens a manifest named directly: index.jsonl or
+// run_manifest.jsonl (its run is the folder, or the folder above
+// .internal/), or any other *.jsonl as a flat E0 results file.
+func openFile(file string, opts Options) (*Run, error) {
+	dir := filepath.Dir(file)
+	r := &Run{opts: opts, Manifest: file}
+	switch base := filepath.Base(file); {
+	case filepath.Base(dir) == ".internal" && base == "index.jsonl":
+		r.Dir, r.Layout = filepath.Dir(dir), LayoutV5
+	case base == "index.jsonl":
+		r.Dir, r.Layout = dir, LayoutIndex
+		if exists(filepath.Join(dir, "summary.json")) {
+			r.Layout = LayoutTrials
+		}
+	case base == "run_manifest.jsonl":
+		r.Dir, r.Layout = dir, LayoutTrials
+	case strings.HasSuffix(base, ".jsonl"):
+		r.Dir, r.Layout, r.ID = dir, LayoutFlat, strings.TrimSuffix(base, ".jsonl")
+	default:
+		return nil, clierr.Input(file, 0, "", "not an AgentV results file (expected a run directory or a .jsonl manifest)", runHint)
+	}
+	if r.ID == "" {
+		r.ID = filepath.Base(r.Dir)
+	}
+	return r, r.load()
+}
+
+// summaryWire is the part of summary.json (v5, late June) the reader uses.
+type summaryWire struct {
+	IndexPath    string `json:"index_path"`
+	ManifestPath string `json:"manifest_path"`
+	RunID        string `json:"run_id"`
+}
+
+// openDir opens a run directory, finding its manifest as AgentV does:
+// summary.json index_path (or legacy manifest_path) when that file exists,
+// then .internal/index.jsonl, index.jsonl, run_manifest.jsonl.
+func openDir(dir string, opts Options) (*Run, error) {
+	r := &Run{opts: opts, Dir: dir, ID: filepath.Base(dir)}
+	sum, hasSummary := r.readSummary()
+	if sum.RunID != "" && sum.RunID != r.ID {
+		r.warn("summary.json", 0, fmt.Sprintf("run_id %q differs from the directory name; the directory name is the run id", sum.RunID))
+	}
+	for _, named := range []struct{ field, rel string }{{"index_path", sum.IndexPath}, {"manifest_path", sum.ManifestPath}} {
+		if named.rel == "" {
+			continue
+		}
+		p, ok := r.inside(named.rel)
+		if !ok {
+			r.warn("summary.json", 0, fmt.Sprintf("%s %q points outside the run directory; not followed", named.field, named.rel))
+			continue
+		}
+		if exists(p) {
+			r.Manifest, r.Layout = p, LayoutV5
+			break
+		}
+	}
+	if r.Manifest == "" {
+		for _, c := range []struct {
+			rel    string
+			layout Layout
+		}{
+			{".internal/index.jsonl", LayoutV5},
+			{"index.jsonl", LayoutIndex},
+			{"run_manifest.jsonl", LayoutTrials},
+		} {
+			if p := filepath.Join(dir, c.rel); exists(p) {
+				r.Manifest, r.Layout = p, c.layout
+				break
+			}
+		}
+	}
+	switch {
+	case r.Manifest == "" && hasSummary:
+		return nil, clierr.Input(filepath.Join(dir, "summary.json"), 0, "", "run has no results yet (summary.json only, no index.jsonl)", noResultsHint)
+	case r.Manifest == "":
+		return nil, clierr.Input(dir, 0, "", "not an AgentV run directory (no index.jsonl)", runHint)
+	case r.Layout == LayoutIndex && hasSummary:
+		r.Layout = LayoutTrials
+	}
+	if root := filepath.Join(dir, "index.jsonl"); r.Manifest != root && exists(root) {
+		r.warn("index.jsonl", 0, "ignored: the run also has "+r.rel(r.Manifest)+", which AgentV reads first (a root index.jsonl beside it is streamed while a run is in progress)")
+	}
+	return r, r.load()
+}
+
+// readSummary reads summary.json when present. A malformed one is only a
+// warning: the manifest is what matters.
+func (r *Run) readSummary() (summaryWire, bool) {
+	var s summaryWire
+	b, err := os.ReadFile(filepath.Join(r.Dir, "summary.json"))
+	if err != nil {
+		return s, false
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		r.warn("summary.json", 0, "malformed JSON, ignored: "+err.Error())
+	}
+	return s, true
+}
+
+// load reads the manifest and builds the lookup index.
+func (r *Run) load() error {
+	if err := r.readManifest(r.Manifest, r.rel(r.Manifest)); err != nil {
+		return err
+	}
+	r.byID = make(map[string][]*Case, len(r.Cases))
+	for _, c := range r.Cases {
+		r.byID[c.TestID] = append(r.byID[c.TestID], c)
+	}
+	return nil
+}
+
+// rel names p relative to the run dir when inside it, else returns p.
+func (r *Run) rel(p string) string {
+	if rel, err := filepath.Rel(r.Dir, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// inside resolves a path named by a row or summary.json against the run
+// dir. It refuses anything that lands outside the run dir: absolute paths
+// elsewhere, "..", and symlinks that point out.
+func (r *Run) inside(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.Dir, filepath.FromSlash(p))
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(r.Dir, p)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return p, false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return p, true // missing: the caller reports it as missing
+	}
+	root, err := filepath.EvalSymlinks(r.Dir)
+	if err != nil {
+		return p, false
+	}
+	rel, err = filepath.Rel(root, real)
+	return p, err == nil && (filepath.IsLocal(rel) || rel == ".")
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// isRunDir reports whether dir looks like a run: it has a manifest or a
+// summary.json.
+func isRunDir(dir string) bool {
+	for _, name := range []string{"summary.json", ".internal/index.jsonl", "index.jsonl", "run_manifest.jsonl"} {
+		if exists(filepath.Join(dir, name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Candidates lists the runs under a results folder or project root,
+// oldest first: run directories of every era and flat *.jsonl files.
+func Candidates(root string) ([]string, error) {
+	if isRunDir(root) {
+		return []string{root}, nil
+	}
+	return findRuns(root)
+}
+
+// maxRunDepth covers .agentv/results/runs/<experiment>/<ts> given
+// .agentv/results.
+const maxRunDepth = 3
+
+// findRuns walks down from root (a project root means its .agentv/results)
+// collecting runs, without descending into a run or a hidden folder.
+func findRuns(root string) ([]string, error) {
+	if results := filepath.Join(root, ".agentv", "results"); exists(results) {
+		root = results
+	}
+	var runs []string
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return unreadable(dir, err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case strings.HasPrefix(e.Name(), "."):
+			case e.IsDir() && isRunDir(p):
+				runs = append(runs, p)
+			case e.IsDir() && depth < maxRunDepth:
+				if err := walk(p, depth+1); err != nil {
+					return err
+				}
+			case depth == 1 && strings.HasSuffix(e.Name(), ".jsonl") && e.Type().IsRegular():
+				runs = append(runs, p)
+			}
+		}
+		return nil
+	}
+	if err := walk(root, 1); err != nil {
+		return nil, err
+	}
+	sortOldestFirst(runs)
+	return runs, nil
+}
+
+// runStamp matches the ISO timestamp AgentV puts in run names
+// (2026-07-06T11-31-36-988Z).
+var runStamp = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(-\d{3})?Z`)
+
+// runTime is when a run was made: the timestamp in its name, else the
+// modification time.
+func runTime(p string) time.Time {
+	if m := runStamp.FindString(filepath.Base(p)); m != "" {
+		layout := "2006-01-02T15-04-05Z"
+		if len(m) > len(layout) {
+			layout = "2006-01-02T15-04-05-000Z"
+		}
+		if t, err := time.Parse(layout, m); err == nil {
+			return t
+		}
+	}
+	if info, err := os.Stat(p); err == nil {
+		return info.ModTime()
+	}
+	return time.Time{}
+}
+
+func sortOldestFirst(runs []string) {
+	times := make(map[string]time.Time, len(runs))
+	for _, p := range runs {
+		times[p] = runTime(p)
+	}
+	sort.SliceStable(runs, func(i, j int) bool {
+		ti, tj := times[runs[i]], times[runs[j]]
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return runs[i] < runs[j]
+	})
+}
+
+// lastRunDir finds .agentv/cache.json from cwd upward and returns its
+// lastRunDir (relative paths are taken from the project root).
+func lastRunDir(cwd string) (string, error) {
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		cache := filepath.Join(dir, ".agentv", "cache.json")
+		b, err := os.ReadFile(cache)
+		if err == nil {
+			var c struct {
+				LastRunDir string `json:"lastRunDir"`
+			}
+			if err := json.Unmarshal(b, &c); err != nil {
+				return "", clierr.Input(cache, 0, "", "malformed JSON: "+err.Error(), "pass the run directory explicitly")
+			}
+			if c.LastRunDir == "" {
+				return "", clierr.Input(cache, 0, "lastRunDir", "no last run recorded", "pass the run directory explicitly")
+			}
+			if !filepath.IsAbs(c.LastRunDir) {
+				return filepath.Join(dir, c.LastRunDir), nil
+			}
+			return c.LastRunDir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", clierr.Usage("no run given and no .agentv/cache.json found from "+cwd+" upward", "pass a run directory: agentv-review <run-dir>")
+		}
+	}
+}

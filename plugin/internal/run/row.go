@@ -1,0 +1,269 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+)
+
+// rowWire is the part of a manifest row that Open needs. Everything else
+// (scores[].input, assertions, reasons, inline output) is skipped by the
+// decoder and re-read by Detail. The camelCase twins are AgentV's own
+// aliases (result-row-schema.ts); the older names are eval_id, dataset and
+// eval_set.
+type rowWire struct {
+	TestID      *string `json:"test_id"`
+	TestIDCamel *string `json:"testId"`
+	EvalID      *string `json:"eval_id"`
+
+	Suite   *string `json:"suite"`
+	Dataset *string `json:"dataset"`
+	EvalSet *string `json:"eval_set"`
+
+	Target        string  `json:"target"`
+	Variant       string  `json:"variant"`
+	EvalPath      *string `json:"eval_path"`
+	EvalPathCamel *string `json:"evalPath"`
+
+	Score *float64 `json:"score"`
+
+	ExecutionStatus      *string `json:"execution_status"`
+	ExecutionStatusCamel *string `json:"executionStatus"`
+	Error                string  `json:"error"`
+	FailureStage         *string `json:"failure_stage"`
+	FailureStageCamel    *string `json:"failureStage"`
+
+	Scores           []graderWire `json:"scores"`
+	EvaluatorResults []graderWire `json:"evaluator_results"`
+
+	Samples  []repeatWire `json:"samples"`
+	Attempts []repeatWire `json:"attempts"`
+	Trials   []repeatWire `json:"trials"`
+
+	WorkspacePath      *string `json:"workspace_path"`
+	WorkspacePathCamel *string `json:"workspacePath"`
+	FileChangesPath    string  `json:"file_changes_path"`
+
+	// Where the row's per-test files live, to spot targets that share one
+	// folder (AgentV 4.42.4 writes <suite>/<test_id>/ for every target).
+	ResultDir       *string `json:"result_dir"`
+	ResultDirCamel  *string `json:"resultDir"`
+	ArtifactDir     *string `json:"artifact_dir"`
+	ArtifactDirCaml *string `json:"artifactDir"`
+	GradingPath     *string `json:"grading_path"`
+	GradingPathCaml *string `json:"gradingPath"`
+}
+
+// graderWire is one scores[] / evaluator_results[] entry, light fields only.
+type graderWire struct {
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	Score   *float64 `json:"score"`
+	Weight  *float64 `json:"weight"`
+	Verdict string   `json:"verdict"`
+	Pass    *bool    `json:"pass"`
+}
+
+// repeatWire is one samples[] / attempts[] / trials[] entry, light fields only.
+type repeatWire struct {
+	Sample      *int     `json:"sample"`
+	Attempt     *int     `json:"attempt"`
+	SamplePath  string   `json:"sample_path"`
+	AttemptPath string   `json:"attempt_path"`
+	RunPath     string   `json:"run_path"`
+	Score       *float64 `json:"score"`
+	Status      string   `json:"status"`
+	Verdict     string   `json:"verdict"`
+}
+
+// firstSet returns the first non-nil string, "" when all are nil.
+func firstSet(ss ...*string) string {
+	for _, s := range ss {
+		if s != nil {
+			return *s
+		}
+	}
+	return ""
+}
+
+// rowError is a problem with one row; the reader adds file and line.
+type rowError struct {
+	field, msg, hint string
+	syntax           bool // malformed JSON (a truncated last line is tolerated)
+}
+
+func (e *rowError) Error() string { return e.msg }
+
+const rowHint = "every line of an AgentV manifest is one JSON object with a numeric score; re-run `agentv eval` or fix the line"
+
+// parseRow decodes the light view of one manifest line into c. It is the
+// one hot function of Open. Unknown fields with an unexpected type are
+// returned as warnings, not errors: AgentV ignores them too.
+// It also returns the folder holding the row's per-test files.
+func parseRow(line []byte, c *Case, in interner) (dir, warn string, err *rowError) {
+	if len(line) == 0 || line[0] != '{' {
+		return "", "", &rowError{msg: "not a JSON object", hint: rowHint}
+	}
+	var w rowWire
+	if jerr := json.Unmarshal(line, &w); jerr != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(jerr, &te) {
+			return "", "", &rowError{msg: "malformed JSON: " + jerr.Error(), hint: rowHint, syntax: true}
+		}
+		if te.Field == "score" {
+			return "", "", &rowError{field: "score", msg: fmt.Sprintf("score is a JSON %s, not a number", te.Value), hint: rowHint}
+		}
+		warn = fmt.Sprintf("field %q has an unexpected type (%s); ignored", te.Field, te.Value)
+	}
+	if w.Score == nil {
+		return "", "", &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
+	}
+	if s := *w.Score; s < 0 || s > 1 {
+		warn = joinWarn(warn, fmt.Sprintf("score %g is outside 0..1; kept as is", s))
+	}
+
+	c.TestID = firstSet(w.TestID, w.TestIDCamel, w.EvalID)
+	c.Suite = in.get(firstSet(w.Suite, w.Dataset, w.EvalSet))
+	c.Target = in.get(w.Target)
+	c.Variant = in.get(w.Variant)
+	c.EvalPath = firstSet(w.EvalPath, w.EvalPathCamel)
+	c.Score = *w.Score
+	c.ExecutionStatus = in.get(firstSet(w.ExecutionStatus, w.ExecutionStatusCamel))
+	c.Outcome = outcome(c.ExecutionStatus, c.Score)
+	c.Error = w.Error
+	c.FailureStage = in.get(firstSet(w.FailureStage, w.FailureStageCamel))
+	c.HasWorkspace = firstSet(w.WorkspacePath, w.WorkspacePathCamel) != "" || w.FileChangesPath != ""
+
+	graders := w.Scores
+	if len(graders) == 0 {
+		graders = w.EvaluatorResults
+	}
+	c.Graders = make([]GraderSummary, 0, len(graders))
+	for _, g := range graders {
+		c.Graders = append(c.Graders, GraderSummary{
+			Name: in.get(g.Name), Type: in.get(g.Type), Score: g.Score, Weight: g.Weight,
+			Verdict: in.get(g.Verdict), Pass: graderPass(g.Pass, g.Verdict),
+		})
+	}
+	c.Samples = repeats(w, in)
+	return artifactDir(w), warn, nil
+}
+
+func joinWarn(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// artifactDir names the folder holding the row's per-test files, "" when
+// the row names none.
+func artifactDir(w rowWire) string {
+	if d := firstSet(w.ResultDir, w.ResultDirCamel, w.ArtifactDir, w.ArtifactDirCaml); d != "" {
+		return path.Clean(d)
+	}
+	if g := firstSet(w.GradingPath, w.GradingPathCaml); g != "" {
+		return path.Dir(path.Clean(g))
+	}
+	return ""
+}
+
+// outcome applies AgentV's rule: execution_status decides; without it a
+// score at or above PassThreshold passes.
+func outcome(status string, score float64) Outcome {
+	switch status {
+	case "ok":
+		return Passed
+	case "quality_failure":
+		return Failed
+	case "execution_error":
+		return Errored
+	}
+	if score >= PassThreshold {
+		return Passed
+	}
+	return Failed
+}
+
+// graderPass reads a grader verdict: v5's pass bool, else verdict
+// pass/fail; "skip" and anything else is unknown.
+func graderPass(pass *bool, verdict string) *bool {
+	if pass != nil {
+		return pass
+	}
+	return verdictPass(verdict)
+}
+
+func verdictPass(v string) *bool {
+	switch v {
+	case "pass", "passed":
+		return boolPtr(true)
+	case "fail", "failed":
+		return boolPtr(false)
+	}
+	return nil
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// repeats lists samples[] (v5), attempts[] (early July) or trials[]
+// (late June), whichever the row has.
+func repeats(w rowWire, in interner) []SampleSummary {
+	list, kind := w.Samples, "sample"
+	switch {
+	case len(w.Attempts) > 0:
+		list, kind = w.Attempts, "attempt"
+	case len(w.Trials) > 0:
+		list, kind = w.Trials, "trial"
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]SampleSummary, len(list))
+	for i, r := range list {
+		out[i] = r.summary(i, kind, in)
+	}
+	return out
+}
+
+func (r repeatWire) summary(i int, kind string, in interner) SampleSummary {
+	p := r.SamplePath
+	if p == "" {
+		p = r.AttemptPath
+	}
+	if p == "" {
+		p = r.RunPath
+	}
+	var label string
+	switch {
+	case p != "":
+		label = path.Base(p)
+	case r.Sample != nil:
+		label = fmt.Sprintf("%s-%d", kind, *r.Sample)
+	case r.Attempt != nil:
+		label = fmt.Sprintf("%s-%d", kind, *r.Attempt)
+	default:
+		label = fmt.Sprintf("%s-%d", kind, i+1)
+	}
+	pass := verdictPass(r.Verdict)
+	if r.Status != "" {
+		pass = verdictPass(r.Status)
+	}
+	return SampleSummary{Label: in.get(label), Score: r.Score, Pass: pass, Path: p}
+}
+
+// interner (nil: no sharing) shares the many repeated short strings of a manifest (targets,
+// suites, grader names and types) so 100k cases keep one copy of each.
+type interner map[string]string
+
+func (in interner) get(s string) string {
+	if s == "" || in == nil {
+		return s
+	}
+	if v, ok := in[s]; ok {
+		return v
+	}
+	in[s] = s
+	return s
+}
