@@ -1,0 +1,245 @@
+// Package feedback is the feedback.json contract of agentv-review: the Go
+// types, validation against the embedded JSON Schema (schema/feedback.schema.json),
+// durable writing with history, drafts, and the per-file lock.
+//
+// The core of the format is exactly the schema AgentV 4.42.4 documented for
+// its human review checkpoint (run_id, reviewer, timestamp, overall_notes,
+// per_case[test_id, verdict, notes, evaluator_overrides, workspace_notes]).
+// Everything else is an optional extension. Fields this package does not
+// know are kept in Extra and written back unchanged, so amending a file
+// written by a newer tool does not drop its data. (Unknown fields inside the
+// extension objects, such as automated, are not kept.)
+package feedback
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the schema_version this package writes.
+const SchemaVersion = "agentv-review/v1"
+
+// Verdicts (AgentV's documented enum).
+const (
+	Acceptable       = "acceptable"
+	NeedsImprovement = "needs_improvement"
+	Incorrect        = "incorrect"
+	Flaky            = "flaky"
+)
+
+// Reviewer kinds.
+const (
+	Human = "human"
+	Agent = "agent"
+)
+
+// File is one feedback.json.
+type File struct {
+	RunID        string `json:"run_id"`
+	Reviewer     string `json:"reviewer"`
+	Timestamp    string `json:"timestamp"` // RFC 3339; see FormatTime
+	OverallNotes string `json:"overall_notes,omitempty"`
+	PerCase      []Case `json:"per_case"` // written as [] when empty
+
+	SchemaVersion string   `json:"schema_version,omitempty"`
+	Tool          *Tool    `json:"tool,omitempty"`
+	ReviewerKind  string   `json:"reviewer_kind,omitempty"`
+	Scope         *Scope   `json:"scope,omitempty"`
+	RunPath       string   `json:"run_path,omitempty"`
+	Previous      string   `json:"previous,omitempty"` // archived earlier version, relative to this file's folder
+	Summary       *Summary `json:"summary,omitempty"`
+
+	// Extra holds top-level fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Tool names the program that wrote a file.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// Scope says which cases were offered for review.
+type Scope struct {
+	Mode   string `json:"mode"` // suspicious, failures, all or filter
+	Filter string `json:"filter,omitempty"`
+}
+
+// Summary holds counts at the time of writing.
+type Summary struct {
+	Cases    int            `json:"cases"`
+	Reviewed int            `json:"reviewed"`
+	Skipped  int            `json:"skipped"`
+	Verdicts map[string]int `json:"verdicts,omitempty"`
+}
+
+// Case is one per_case entry.
+type Case struct {
+	TestID             string            `json:"test_id"`
+	Verdict            string            `json:"verdict"`
+	Notes              string            `json:"notes,omitempty"`
+	EvaluatorOverrides map[string]string `json:"evaluator_overrides,omitempty"` // "type:name" → note
+	WorkspaceNotes     string            `json:"workspace_notes,omitempty"`
+
+	Target        string         `json:"target,omitempty"`
+	Variant       string         `json:"variant,omitempty"`
+	Suite         string         `json:"suite,omitempty"`
+	Signals       []string       `json:"signals,omitempty"`
+	ReviewedAt    string         `json:"reviewed_at,omitempty"`
+	Reviewer      string         `json:"reviewer,omitempty"`
+	ReviewerKind  string         `json:"reviewer_kind,omitempty"`
+	Automated     *Automated     `json:"automated,omitempty"`
+	Fingerprint   string         `json:"fingerprint,omitempty"`
+	CarriedFrom   *CarriedFrom   `json:"carried_from,omitempty"`
+	FlakyEvidence *FlakyEvidence `json:"flaky_evidence,omitempty"`
+	Stale         bool           `json:"stale,omitempty"`
+
+	// Extra holds fields of the entry this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Automated is the machine verdict the reviewer saw.
+type Automated struct {
+	Score           *float64       `json:"score,omitempty"`
+	Outcome         string         `json:"outcome,omitempty"` // passed, failed or errored
+	ExecutionStatus string         `json:"execution_status,omitempty"`
+	Graders         []GraderResult `json:"graders,omitempty"`
+	Samples         string         `json:"samples,omitempty"` // "P F P"
+}
+
+// GraderResult is one grader's result as shown to the reviewer and as
+// hashed by Fingerprint.
+type GraderResult struct {
+	Key   string   `json:"key"` // "type:name"
+	Score *float64 `json:"score"`
+	Pass  *bool    `json:"pass"`
+}
+
+// CarriedFrom records an earlier run's verdict that was carried forward.
+type CarriedFrom struct {
+	RunID      string `json:"run_id"`
+	ReviewedAt string `json:"reviewed_at,omitempty"`
+	Reviewer   string `json:"reviewer,omitempty"`
+}
+
+// FlakyEvidence is why a case looks flaky: outcomes as "P F P".
+type FlakyEvidence struct {
+	Samples string `json:"samples,omitempty"`
+	Runs    string `json:"runs,omitempty"`
+}
+
+// FormatTime formats t the way this package writes timestamps:
+// RFC 3339 in UTC with milliseconds.
+func FormatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// The aliases have the fields but not the methods, so encoding/json handles
+// the known fields without recursing into MarshalJSON/UnmarshalJSON.
+type (
+	fileFields File
+	caseFields Case
+)
+
+var (
+	fileKeys = jsonKeys(reflect.TypeFor[fileFields]())
+	caseKeys = jsonKeys(reflect.TypeFor[caseFields]())
+)
+
+// MarshalJSON writes the known fields in declaration order, then Extra
+// sorted by key.
+func (f File) MarshalJSON() ([]byte, error) {
+	if f.PerCase == nil {
+		f.PerCase = []Case{}
+	}
+	return marshalWithExtra(fileFields(f), f.Extra, fileKeys)
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (f *File) UnmarshalJSON(data []byte) error {
+	var ff fileFields
+	extra, err := unmarshalWithExtra(data, &ff, fileKeys)
+	if err != nil {
+		return err
+	}
+	*f = File(ff)
+	f.Extra = extra
+	return nil
+}
+
+// MarshalJSON writes the known fields in declaration order, then Extra
+// sorted by key.
+func (c Case) MarshalJSON() ([]byte, error) {
+	return marshalWithExtra(caseFields(c), c.Extra, caseKeys)
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (c *Case) UnmarshalJSON(data []byte) error {
+	var cf caseFields
+	extra, err := unmarshalWithExtra(data, &cf, caseKeys)
+	if err != nil {
+		return err
+	}
+	*c = Case(cf)
+	c.Extra = extra
+	return nil
+}
+
+// jsonKeys returns the JSON names of t's fields.
+func jsonKeys(t reflect.Type) map[string]bool {
+	keys := make(map[string]bool, t.NumField())
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}
+
+func marshalWithExtra(v any, extra map[string]json.RawMessage, known map[string]bool) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // notes keep their < > & readable
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	// Drop "}\n"; the object is never empty (run_id and test_id are always written).
+	b.Truncate(b.Len() - 2)
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		if known[k] {
+			continue // a known field always wins over a stray copy in Extra
+		}
+		key, _ := json.Marshal(k)
+		b.WriteByte(',')
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(extra[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func unmarshalWithExtra(data []byte, dst any, known map[string]bool) (map[string]json.RawMessage, error) {
+	if err := json.Unmarshal(data, dst); err != nil {
+		return nil, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	for k := range all {
+		if known[k] {
+			delete(all, k)
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return all, nil
+}

@@ -1,0 +1,145 @@
+package feedback
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+var benchTime = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+
+func TestFormatTime(t *testing.T) {
+	in := time.Date(2026, 3, 14, 13, 0, 0, 123456789, time.FixedZone("CET", 3600))
+	if got, want := FormatTime(in), "2026-03-14T12:00:00.123Z"; got != want {
+		t.Errorf("FormatTime = %q, want %q", got, want)
+	}
+}
+
+func TestRoundTripKeepsUnknownFields(t *testing.T) {
+	in := `{
+  "run_id": "r",
+  "reviewer": "ann",
+  "timestamp": "2026-03-14T12:00:00Z",
+  "per_case": [
+    {
+      "test_id": "a",
+      "verdict": "flaky",
+      "notes": "a <b> & c",
+      "x_case": {"nested": [1, 2.50, null]}
+    }
+  ],
+  "a_top": "first",
+  "z_top": [true]
+}
+`
+	var f File
+	if err := json.Unmarshal([]byte(in), &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Extra) != 2 || len(f.PerCase[0].Extra) != 1 {
+		t.Fatalf("Extra = %v, case Extra = %v", f.Extra, f.PerCase[0].Extra)
+	}
+	f.OverallNotes = "amended"
+	out, err := Encode(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "run_id": "r",
+  "reviewer": "ann",
+  "timestamp": "2026-03-14T12:00:00Z",
+  "overall_notes": "amended",
+  "per_case": [
+    {
+      "test_id": "a",
+      "verdict": "flaky",
+      "notes": "a <b> & c",
+      "x_case": {
+        "nested": [
+          1,
+          2.50,
+          null
+        ]
+      }
+    }
+  ],
+  "a_top": "first",
+  "z_top": [
+    true
+  ]
+}
+`
+	if string(out) != want {
+		t.Errorf("Encode =\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestKnownFieldWinsOverExtra(t *testing.T) {
+	f := File{RunID: "r", Reviewer: "ann", Timestamp: "2026-03-14T12:00:00Z",
+		Extra: map[string]json.RawMessage{"run_id": json.RawMessage(`"stale"`)}}
+	out, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "stale") {
+		t.Errorf("Marshal = %s: Extra overrode a known field", out)
+	}
+}
+
+func TestEncodeRefusesInvalid(t *testing.T) {
+	f := &File{RunID: "r", Reviewer: "ann", Timestamp: "now", PerCase: []Case{{TestID: "a", Verdict: "meh"}}}
+	_, err := Encode(f)
+	want := `invalid feedback: per_case.0.verdict: must be one of the following: "acceptable", "needs_improvement", "incorrect", "flaky" (and 1 more problem)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Encode(invalid) error = %v, want %s", err, want)
+	}
+}
+
+func TestUpsert(t *testing.T) {
+	f := &File{}
+	Upsert(f, Case{TestID: "a", Verdict: Flaky})
+	Upsert(f, Case{TestID: "a", Target: "gpt", Verdict: Acceptable})
+	Upsert(f, Case{TestID: "a", Target: "gpt", Verdict: Incorrect}) // replaces the second
+	Upsert(f, Case{TestID: "a", Target: "gpt", Variant: "v2", Verdict: NeedsImprovement})
+	var got []string
+	for _, c := range f.PerCase {
+		got = append(got, c.TestID+"/"+c.Target+"/"+c.Variant+"="+c.Verdict)
+	}
+	want := "a//=flaky a/gpt/=incorrect a/gpt/v2=needs_improvement"
+	if strings.Join(got, " ") != want {
+		t.Errorf("PerCase = %v, want %s", got, want)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	f := &File{PerCase: []Case{
+		{TestID: "a", Verdict: Flaky},                                          // any target
+		{TestID: "a", Target: "gpt", Verdict: Incorrect},                       // exact for gpt
+		{TestID: "b", Target: "gpt", Variant: "v1", Verdict: Acceptable},       // exact only
+		{TestID: "c", Target: "claude", Verdict: NeedsImprovement, Notes: "1"}, // any variant of claude
+	}}
+	tests := []struct {
+		testID, target, variant string
+		want                    string // verdict, "" for none
+	}{
+		{"a", "gpt", "", Incorrect},
+		{"a", "claude", "", Flaky},
+		{"a", "gpt", "v9", Flaky}, // the gpt entry has no variant, but the exact match needs one; first loose entry wins
+		{"b", "gpt", "v1", Acceptable},
+		{"b", "gpt", "v2", ""},
+		{"b", "", "", ""},
+		{"c", "claude", "v3", NeedsImprovement},
+		{"c", "gpt", "", ""},
+		{"zzz", "", "", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if c := Lookup(f, tt.testID, tt.target, tt.variant); c != nil {
+			got = c.Verdict
+		}
+		if got != tt.want {
+			t.Errorf("Lookup(%q, %q, %q) = %q, want %q", tt.testID, tt.target, tt.variant, got, tt.want)
+		}
+	}
+}

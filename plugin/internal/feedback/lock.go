@@ -1,0 +1,40 @@
+package feedback
+
+import (
+	"github.com/gofrs/flock"
+
+	"agentv-review/plugin/internal/clierr"
+)
+
+// Lock takes the exclusive lock of a feedback output without waiting and
+// returns the function that releases it.
+//
+// Design: a guided review holds the lock for its whole session; scripted
+// writers (set, apply) take it only around their read-modify-write
+// (Load, Upsert, Archive, Write). So two processes never both read the same
+// version and lose each other's update, and a second guided session is
+// refused instead of racing the first. The lock is flock(2) on the lock
+// file (LockFileEx on Windows): the kernel releases it when the holder
+// exits, even on a crash, so a leftover lock file never blocks anyone and
+// is deliberately not deleted (deleting it would let two processes lock two
+// different files).
+func Lock(p Paths) (release func() error, err error) {
+	fl := flock.New(p.Lock, flock.SetPermissions(0o644))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, &clierr.Error{
+			Code: clierr.CodeFailure, File: p.Lock,
+			Msg:  "cannot lock: " + errText(err),
+			Hint: "use --out FILE to write the feedback elsewhere",
+			Err:  err,
+		}
+	}
+	if !ok {
+		return nil, &clierr.Error{
+			Code: clierr.CodeFailure, File: p.Feedback,
+			Msg:  "another review of this run is in progress",
+			Hint: "finish or quit the other agentv-review session first (its lock " + p.Lock + " is released when it exits)",
+		}
+	}
+	return fl.Unlock, nil
+}

@@ -1,0 +1,258 @@
+package feedback
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"agentv-review/prompts"
+	"agentv-review/schema"
+)
+
+func TestValidateDocumentedExample(t *testing.T) {
+	data, err := os.ReadFile("testdata/agentv-documented.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := Validate(data)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("Validate(documented example) = %v, %v; want valid", problems, err)
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var verdicts []string
+	for _, c := range f.PerCase {
+		verdicts = append(verdicts, c.Verdict)
+	}
+	if want := []string{Acceptable, NeedsImprovement, Incorrect, Flaky}; !slices.Equal(verdicts, want) {
+		t.Errorf("verdicts = %v, want one of each: %v", verdicts, want)
+	}
+	if got := f.PerCase[1].EvaluatorOverrides["llm-grader:judge"]; got != "too strict on phrasing" {
+		t.Errorf("evaluator_overrides = %q", got)
+	}
+}
+
+const minimal = `{"run_id":"r","reviewer":"ann","timestamp":"2026-03-14T12:00:00.000Z"`
+
+func TestValidateAcceptsUnknownFields(t *testing.T) {
+	data := minimal + `,"from_the_future":{"x":[1,2]},"per_case":[{"test_id":"a","verdict":"flaky","confidence":0.3}]}`
+	problems, err := Validate([]byte(data))
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("Validate = %v, %v; want valid", problems, err)
+	}
+}
+
+func TestValidateAcceptsEveryExtension(t *testing.T) {
+	score, pass := 0.5, false
+	f := &File{
+		RunID: "r", Reviewer: "ann", Timestamp: "2026-03-14T12:00:00.000Z",
+		SchemaVersion: SchemaVersion, Tool: &Tool{Name: "agentv-review", Version: "0.1.0"},
+		ReviewerKind: Human, Scope: &Scope{Mode: "filter", Filter: "target=gpt"}, RunPath: "runs/r",
+		Previous: "feedback.history/feedback.2026-03-13T12-00-00.000Z.json",
+		Summary:  &Summary{Cases: 3, Reviewed: 1, Skipped: 1, Verdicts: map[string]int{Flaky: 1}},
+		PerCase: []Case{{
+			TestID: "a", Verdict: Flaky, Target: "gpt", Variant: "v2", Suite: "core",
+			Signals:    []string{"flaky_results", "false_positive"},
+			ReviewedAt: "2026-03-14T11:59:00.000Z", Reviewer: "bot", ReviewerKind: Agent,
+			Automated: &Automated{
+				Score: &score, Outcome: "failed", ExecutionStatus: "quality_failure",
+				Graders: []GraderResult{{Key: "contains:has-42", Score: &score, Pass: &pass}, {Key: "llm-grader:judge"}},
+				Samples: "P F ?",
+			},
+			Fingerprint:   "sha256:" + strings.Repeat("ab", 32),
+			CarriedFrom:   &CarriedFrom{RunID: "r0", ReviewedAt: "2026-03-01T00:00:00Z", Reviewer: "ann"},
+			FlakyEvidence: &FlakyEvidence{Samples: "P F P", Runs: "P P F"},
+			Stale:         true,
+		}},
+	}
+	if _, err := Encode(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidateProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want []string // "path: start of message"
+	}{
+		{"missing run_id", `{"reviewer":"a","timestamp":"2026-01-01T00:00:00Z"}`,
+			[]string{"run_id: required field is missing"}},
+		{"bad verdict", minimal + `,"per_case":[{"test_id":"a","verdict":"meh"}]}`,
+			[]string{"per_case.0.verdict: must be one of the following"}},
+		{"missing verdict", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test_id":"b"}]}`,
+			[]string{"per_case.1.verdict: required field is missing"}},
+		{"override not a string", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","evaluator_overrides":{"llm-grader:judge":3}}]}`,
+			[]string{"per_case.0.evaluator_overrides.llm-grader:judge: invalid type"}},
+		{"signal not in enum", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","signals":["false_positive","vibes"]}]}`,
+			[]string{"per_case.0.signals.1: must be one of the following"}},
+		{"repeated signal", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","signals":["false_positive","false_positive"]}]}`,
+			[]string{"per_case.0.signals: array items[0,1] must be unique"}},
+		{"per_case not array", minimal + `,"per_case":{"test_id":"a"}}`,
+			[]string{"per_case: invalid type"}},
+		{"timestamp not a date", `{"run_id":"r","reviewer":"a","timestamp":"yesterday"}`,
+			[]string{"timestamp: does not match format 'date-time'"}},
+		{"not an object", `[]`, []string{"(root): invalid type"}},
+		{"bad fingerprint", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","fingerprint":"md5:00"}]}`,
+			[]string{"per_case.0.fingerprint: does not match pattern"}},
+		{"score above 1", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","automated":{"score":1.5}}]}`,
+			[]string{"per_case.0.automated.score: must be less than or equal to 1"}},
+		{"duplicate key, sorted numerically", minimal + `,"per_case":[` +
+			strings.Repeat(`{"test_id":"x","verdict":"flaky"},`, 10) +
+			`{"test_id":"a","verdict":"flaky","target":"t"},{"test_id":"a","verdict":"incorrect","target":"t"},{"test_id":"a","verdict":"flaky"}]}`,
+			[]string{
+				"per_case.1: duplicate of per_case.0", "per_case.2: duplicate of per_case.0", "per_case.3: duplicate of per_case.0",
+				"per_case.4: duplicate of per_case.0", "per_case.5: duplicate of per_case.0", "per_case.6: duplicate of per_case.0",
+				"per_case.7: duplicate of per_case.0", "per_case.8: duplicate of per_case.0", "per_case.9: duplicate of per_case.0",
+				"per_case.11: duplicate of per_case.10",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems, err := Validate([]byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) != len(tt.want) {
+				t.Fatalf("got %d problems %v, want %d: %v", len(problems), problems, len(tt.want), tt.want)
+			}
+			for i, p := range problems {
+				if !strings.HasPrefix(p.String(), tt.want[i]) {
+					t.Errorf("problem %d = %q, want prefix %q", i, p, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestValidateSyntaxError(t *testing.T) {
+	tests := []struct {
+		data      string
+		line, col int
+	}{
+		{"{\n  \"run_id\": \"r\",\n  reviewer: 1\n}", 3, 3},
+		{"{\n  \"run_id\": \"r\",\n", 2, 16},
+		{"", 1, 1},
+		{"{} {}", 1, 4},
+	}
+	for _, tt := range tests {
+		problems, err := Validate([]byte(tt.data))
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("Validate(%q) = %v, %v; want *SyntaxError", tt.data, problems, err)
+			continue
+		}
+		if se.Line != tt.line || se.Column != tt.col {
+			t.Errorf("Validate(%q): line %d column %d, want %d:%d (%v)", tt.data, se.Line, se.Column, tt.line, tt.col, se)
+		}
+	}
+}
+
+// The schema's enums are the catalog's ids: one vocabulary for the session,
+// the docs and the file.
+func TestSchemaEnumsMatchCatalog(t *testing.T) {
+	cat, err := prompts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			Scope struct {
+				Properties struct{ Mode struct{ Enum []string } }
+			}
+		}
+		Definitions struct {
+			Verdict struct{ Enum []string }
+			Case    struct {
+				Properties struct {
+					Signals struct{ Items struct{ Enum []string } }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(schema.JSON, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		schema, id []string
+	}{
+		{"verdicts", s.Definitions.Verdict.Enum, prompts.IDs(cat.Verdicts)},
+		{"signals", s.Definitions.Case.Properties.Signals.Items.Enum, prompts.IDs(cat.Signals)},
+		{"scopes", s.Properties.Scope.Properties.Mode.Enum, prompts.IDs(cat.Scopes)},
+	} {
+		if !slices.Equal(c.schema, c.id) {
+			t.Errorf("%s: schema %v, prompts/review.json %v", c.name, c.schema, c.id)
+		}
+	}
+}
+
+// Every property the schema declares is documented and is a field of the
+// Go types, and every Go field is in the schema.
+func TestSchemaMatchesTypes(t *testing.T) {
+	var s struct {
+		Properties  map[string]map[string]any
+		Definitions struct {
+			Case struct{ Properties map[string]map[string]any }
+		}
+	}
+	if err := json.Unmarshal(schema.JSON, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		props map[string]map[string]any
+		keys  map[string]bool
+	}{
+		{"top level", s.Properties, fileKeys},
+		{"per_case", s.Definitions.Case.Properties, caseKeys},
+	} {
+		for name, prop := range c.props {
+			if _, ok := prop["description"]; !ok && name != "verdict" {
+				t.Errorf("%s: %s has no description", c.name, name)
+			}
+			if !c.keys[name] {
+				t.Errorf("%s: schema property %s is not a Go field", c.name, name)
+			}
+		}
+		for k := range c.keys {
+			if _, ok := c.props[k]; !ok {
+				t.Errorf("%s: Go field %s is not in the schema", c.name, k)
+			}
+		}
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	f := &File{RunID: "r", Reviewer: "ann", Timestamp: FormatTime(benchTime)}
+	score := 0.75
+	for i := range 1000 {
+		f.PerCase = append(f.PerCase, Case{
+			TestID: fmt.Sprintf("case-%04d", i), Verdict: Acceptable, Target: "gpt",
+			Notes:              "fine, though the phrasing drifts from the reference",
+			EvaluatorOverrides: map[string]string{"llm-grader:judge": "too strict on phrasing"},
+			Signals:            []string{"false_negative"},
+			ReviewedAt:         FormatTime(benchTime),
+			Automated: &Automated{Score: &score, Outcome: "passed", Samples: "P P F",
+				Graders: []GraderResult{{Key: "contains:has-answer", Score: &score}}},
+			Fingerprint: "sha256:" + strings.Repeat("0f", 32),
+		})
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		problems, err := Validate(data)
+		if err != nil || len(problems) > 0 {
+			b.Fatal(problems, err)
+		}
+	}
+}
