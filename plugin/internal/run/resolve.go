@@ -151,6 +151,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 	if sum.RunID != "" && sum.RunID != r.ID {
 		r.warn("summary.json", 0, fmt.Sprintf("run_id %q differs from the directory name; the directory name is the run id", sum.RunID))
 	}
+	refused := "" // a summary.json field naming a manifest outside the run
 	for _, named := range []struct{ field, rel string }{{"index_path", sum.IndexPath}, {"manifest_path", sum.ManifestPath}} {
 		if named.rel == "" {
 			continue
@@ -158,6 +159,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 		p, ok := r.inside(named.rel)
 		if !ok {
 			r.warn("summary.json", 0, fmt.Sprintf("%s %q points outside the run directory; not followed", named.field, named.rel))
+			refused = named.field
 			continue
 		}
 		if exists(p) {
@@ -181,6 +183,8 @@ func openDir(dir string, opts Options) (*Run, error) {
 		}
 	}
 	switch {
+	case r.Manifest == "" && refused != "":
+		return nil, clierr.Input(filepath.Join(dir, "summary.json"), 0, refused, "names a manifest outside the run directory; not followed", "a run's paths are relative to its directory; regenerate the run or fix summary.json")
 	case r.Manifest == "" && hasSummary:
 		return nil, clierr.Input(filepath.Join(dir, "summary.json"), 0, "", "run has no results yet (summary.json only, no index.jsonl)", noResultsHint)
 	case r.Manifest == "":
@@ -188,7 +192,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 	case r.Layout == LayoutIndex && hasSummary:
 		r.Layout = LayoutTrials
 	}
-	if root := filepath.Join(dir, "index.jsonl"); r.Manifest != root && exists(root) {
+	if r.Manifest == filepath.Join(dir, ".internal", "index.jsonl") && exists(filepath.Join(dir, "index.jsonl")) {
 		r.warn("index.jsonl", 0, "ignored: the run also has "+r.rel(r.Manifest)+", which AgentV reads first (a root index.jsonl beside it is streamed while a run is in progress)")
 	}
 	return r, r.load()
