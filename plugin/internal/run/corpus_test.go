@@ -73,15 +73,20 @@ func fmtGrader(g GraderSummary) string {
 // counts with AgentV's console output and each case with the rows
 // derived from index.jsonl (last row wins).
 func TestCorpusMatchesAgentV(t *testing.T) {
-	runs, err := os.ReadDir(filepath.Join(corpus, "runs"))
+	entries, err := os.ReadDir(filepath.Join(corpus, "runs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) < 10 {
+	var runs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			runs = append(runs, e.Name())
+		}
+	}
+	if len(runs) != 10 {
 		t.Fatalf("expected 10 corpus runs, found %d", len(runs))
 	}
-	for _, e := range runs {
-		name := e.Name()
+	for _, name := range runs {
 		t.Run(name, func(t *testing.T) {
 			r, err := Open(filepath.Join(corpus, "runs", name), Options{})
 			if err != nil {
