@@ -1,0 +1,120 @@
+package feedback
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func fingerprint(t *testing.T, answer string, graders ...GraderResult) string {
+	t.Helper()
+	fp, err := Fingerprint(strings.NewReader(answer), graders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fp
+}
+
+// The documented canonical encoding, computed by hand.
+func TestFingerprintEncoding(t *testing.T) {
+	answer := sha256.Sum256([]byte("The answer is 42.\n\n  Done."))
+	canonical := "agentv-review fingerprint v1\n" +
+		"answer " + hex.EncodeToString(answer[:]) + "\n" +
+		`grader "contains:has-42" 1 true` + "\n" +
+		`grader "llm-grader:judge" 0.25 null` + "\n" +
+		`grader "rubric:tone" null false` + "\n"
+	sum := sha256.Sum256([]byte(canonical))
+	want := "sha256:" + hex.EncodeToString(sum[:])
+	got := fingerprint(t, "The answer is 42.  \r\n\r\n  Done.\n\n\n",
+		GraderResult{Key: "rubric:tone", Pass: ptr(false)},
+		GraderResult{Key: "llm-grader:judge", Score: ptr(0.25)},
+		GraderResult{Key: "contains:has-42", Score: ptr(1.0), Pass: ptr(true)},
+	)
+	if got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+func TestFingerprintChanges(t *testing.T) {
+	base := []GraderResult{
+		{Key: "contains:has-42", Score: ptr(1.0), Pass: ptr(true)},
+		{Key: "llm-grader:judge", Score: ptr(0.8), Pass: nil},
+	}
+	with := func(i int, g GraderResult) []GraderResult {
+		out := append([]GraderResult(nil), base...)
+		out[i] = g
+		return out
+	}
+	ref := fingerprint(t, "line one\nline two", base...)
+	tests := []struct {
+		name    string
+		answer  string
+		graders []GraderResult
+		same    bool
+	}{
+		{"identical", "line one\nline two", base, true},
+		{"CRLF", "line one\r\nline two\r\n", base, true},
+		{"trailing blanks and lines", "line one \t\nline two\n\n \n", base, true},
+		{"graders reordered", "line one\nline two", []GraderResult{base[1], base[0]}, true},
+		{"answer changed", "line one\nline 2", base, false},
+		{"leading blanks count", " line one\nline two", base, false},
+		{"inner blank line counts", "line one\n\nline two", base, false},
+		{"pass flipped", "line one\nline two", with(0, GraderResult{Key: "contains:has-42", Score: ptr(1.0), Pass: ptr(false)}), false},
+		{"pass became known", "line one\nline two", with(1, GraderResult{Key: "llm-grader:judge", Score: ptr(0.8), Pass: ptr(true)}), false},
+		{"score changed", "line one\nline two", with(1, GraderResult{Key: "llm-grader:judge", Score: ptr(0.81)}), false},
+		{"score lost", "line one\nline two", with(1, GraderResult{Key: "llm-grader:judge"}), false},
+		{"grader renamed", "line one\nline two", with(1, GraderResult{Key: "llm-grader:judge2", Score: ptr(0.8)}), false},
+		{"grader dropped", "line one\nline two", base[:1], false},
+	}
+	for _, tt := range tests {
+		got := fingerprint(t, tt.answer, tt.graders...)
+		if (got == ref) != tt.same {
+			t.Errorf("%s: same fingerprint = %v, want %v", tt.name, got == ref, tt.same)
+		}
+	}
+}
+
+func TestNormalise(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"\n\n \t\n", ""},
+		{"a\r\nb\r\n", "a\nb"},
+		{"a \t\n\n  b  \n", "a\n\n  b"},
+		{"  lead", "  lead"},
+		{"a\rb", "a\rb"}, // only a \r before a newline is a line ending
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		if err := normalise(&b, iotest.OneByteReader(strings.NewReader(tt.in))); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tt.want {
+			t.Errorf("normalise(%q) = %q, want %q", tt.in, b.String(), tt.want)
+		}
+	}
+}
+
+func TestFingerprintReadError(t *testing.T) {
+	_, err := Fingerprint(io.MultiReader(strings.NewReader("partial"), iotest.ErrReader(errInjected)), nil)
+	if !errors.Is(err, errInjected) {
+		t.Errorf("Fingerprint(failing reader) error = %v, want %v", err, errInjected)
+	}
+}
+
+func BenchmarkFingerprint(b *testing.B) {
+	answer := strings.Repeat("A reasonably long line of an agent's answer, with some trailing space.  \n", 1000)
+	graders := []GraderResult{{Key: "contains:x", Score: ptr(1.0), Pass: ptr(true)}, {Key: "llm-grader:judge", Score: ptr(0.5)}}
+	b.SetBytes(int64(len(answer)))
+	for b.Loop() {
+		if _, err := Fingerprint(strings.NewReader(answer), graders); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,412 @@
+package feedback
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"agentv-review/plugin/internal/clierr"
+)
+
+func sample(notes string) *File {
+	return &File{
+		RunID: "r", Reviewer: "ann", Timestamp: "2026-03-14T12:00:00.000Z", OverallNotes: notes,
+		PerCase: []Case{{TestID: "a", Verdict: Acceptable}},
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func wantCode(t *testing.T, err error, code int, hint string) {
+	t.Helper()
+	if clierr.Code(err) != code {
+		t.Fatalf("error %v: exit code %d, want %d", err, clierr.Code(err), code)
+	}
+	if !strings.Contains(clierr.HintOf(err), hint) {
+		t.Errorf("error %v: hint %q, want it to contain %q", err, clierr.HintOf(err), hint)
+	}
+}
+
+func TestPathsFor(t *testing.T) {
+	tests := []struct {
+		runDir, out string
+		want        Paths
+	}{
+		{"/runs/r1", "", Paths{"/runs/r1/feedback.json", "/runs/r1/feedback.draft.json", "/runs/r1/feedback.history", "/runs/r1/feedback.lock"}},
+		{"/runs/r1", "/x/my.json", Paths{"/x/my.json", "/x/my.draft.json", "/x/my.history", "/x/my.lock"}},
+		{"/runs/r1", "notes", Paths{"notes", "notes.draft.json", "notes.history", "notes.lock"}},
+	}
+	for _, tt := range tests {
+		if got := PathsFor(tt.runDir, tt.out); got != tt.want {
+			t.Errorf("PathsFor(%q, %q) = %+v, want %+v", tt.runDir, tt.out, got, tt.want)
+		}
+	}
+}
+
+func TestWriteReplacesByRename(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "feedback.json")
+	if err := Write(path, sample("v1")); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := Write(path, sample("v2")); err != nil {
+		t.Fatal(err)
+	}
+	// The old inode was never written to: the new content arrived by rename.
+	oldData := make([]byte, 4096)
+	n, _ := old.Read(oldData)
+	if !strings.Contains(string(oldData[:n]), `"v1"`) {
+		t.Errorf("old file was modified in place: %s", oldData[:n])
+	}
+	got := readString(t, path)
+	if !strings.Contains(got, `"overall_notes": "v2"`) || !strings.HasSuffix(got, "}\n") || !strings.HasPrefix(got, "{\n  \"run_id\"") {
+		t.Errorf("written file =\n%s", got)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+	}
+	if names := dirNames(t, dir); !slices.Equal(names, []string{"feedback.json"}) {
+		t.Errorf("folder holds %v, want only feedback.json", names)
+	}
+}
+
+func TestWriteRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere.json")
+	if err := Write(target, sample("target")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "feedback.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(link, sample("through the link"))
+	wantCode(t, err, clierr.CodeFailure, "--out")
+	if !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("error = %v, want it to name the symbolic link", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("link was replaced: %v %v", fi, err)
+	}
+	if !strings.Contains(readString(t, target), `"target"`) {
+		t.Error("link target was modified")
+	}
+}
+
+func TestWriteRefusesInvalid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "feedback.json")
+	f := sample("")
+	f.PerCase[0].Verdict = "meh"
+	wantCode(t, Write(path, f), clierr.CodeFailure, "")
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an invalid file was written: %v", err)
+	}
+}
+
+// Tests run as root, where chmod cannot make a folder read-only; a path
+// under a regular file fails the same way (the folder cannot hold files).
+func TestWriteUnwritableFolder(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(filepath.Join(file, "feedback.json"), sample(""))
+	wantCode(t, err, clierr.CodeFailure, "use --out FILE")
+}
+
+var errInjected = errors.New("injected failure")
+
+// failingFS fails the durable write at one step.
+type failingFS struct {
+	osFS
+	step string
+	err  error
+}
+
+func (f failingFS) fail(step string) error {
+	if f.step == step {
+		return f.err
+	}
+	return nil
+}
+
+func (f failingFS) CreateTemp(dir, pattern string) (tempFile, error) {
+	if err := f.fail("create"); err != nil {
+		return nil, err
+	}
+	t, err := f.osFS.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return failingFile{t, f}, nil
+}
+
+func (f failingFS) Rename(oldpath, newpath string) error {
+	if err := f.fail("rename"); err != nil {
+		return err
+	}
+	return f.osFS.Rename(oldpath, newpath)
+}
+
+func (f failingFS) Link(oldpath, newpath string) error {
+	if err := f.fail("link"); err != nil {
+		return err
+	}
+	return f.osFS.Link(oldpath, newpath)
+}
+
+func (f failingFS) SyncDir(dir string) error {
+	if err := f.fail("syncdir"); err != nil {
+		return err
+	}
+	return f.osFS.SyncDir(dir)
+}
+
+type failingFile struct {
+	tempFile
+	fs failingFS
+}
+
+func (f failingFile) Write(p []byte) (int, error) {
+	if err := f.fs.fail("write"); err != nil {
+		n, _ := f.tempFile.Write(p[:len(p)/2]) // a short write, as on a full disk
+		return n, err
+	}
+	return f.tempFile.Write(p)
+}
+
+func (f failingFile) Sync() error {
+	if err := f.fs.fail("sync"); err != nil {
+		return err
+	}
+	return f.tempFile.Sync()
+}
+
+func (f failingFile) Close() error {
+	err := f.tempFile.Close()
+	if injected := f.fs.fail("close"); injected != nil {
+		return injected
+	}
+	return err
+}
+
+func TestWriteFailureKeepsOldFile(t *testing.T) {
+	readOnly := &fs.PathError{Op: "open", Path: "x", Err: syscall.EROFS}
+	tests := []struct {
+		step    string
+		err     error
+		replace bool // the new version is in place despite the error
+		msg     string
+	}{
+		{"create", readOnly, false, "cannot write: read-only file system"},
+		{"write", errInjected, false, "cannot write: injected failure"},
+		{"sync", errInjected, false, "cannot write: injected failure"},
+		{"close", errInjected, false, "cannot write: injected failure"},
+		{"rename", errInjected, false, "cannot write: injected failure"},
+		{"syncdir", errInjected, true, "cannot write: injected failure"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.step, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "feedback.json")
+			if err := Write(path, sample("old")); err != nil {
+				t.Fatal(err)
+			}
+			err := writeFile(failingFS{step: tt.step, err: tt.err}, path, sample("new"))
+			wantCode(t, err, clierr.CodeFailure, "use --out FILE")
+			if !strings.Contains(err.Error(), tt.msg) || !errors.Is(err, tt.err) {
+				t.Errorf("error = %v, want %q wrapping %v", err, tt.msg, tt.err)
+			}
+			want := `"old"`
+			if tt.replace {
+				want = `"new"`
+			}
+			if got := readString(t, path); !strings.Contains(got, want) {
+				t.Errorf("file after failed write =\n%s\nwant it to hold %s", got, want)
+			}
+			if names := dirNames(t, dir); !slices.Equal(names, []string{"feedback.json"}) {
+				t.Errorf("folder holds %v, want only feedback.json (no temp file left)", names)
+			}
+		})
+	}
+}
+
+func TestArchive(t *testing.T) {
+	dir := t.TempDir()
+	p := PathsFor(dir, "")
+	if rel, err := Archive(p); rel != "" || err != nil {
+		t.Fatalf("Archive without feedback = %q, %v; want \"\", nil", rel, err)
+	}
+	f := sample("v1")
+	f.Timestamp = "2026-03-14T13:00:00.5+01:00"
+	if err := Write(p.Feedback, f); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"feedback.history/feedback.2026-03-14T12-00-00.500Z.json",
+		"feedback.history/feedback.2026-03-14T12-00-00.500Z.2.json",
+		"feedback.history/feedback.2026-03-14T12-00-00.500Z.3.json",
+	}
+	for _, w := range want {
+		rel, err := Archive(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel != w {
+			t.Errorf("Archive = %q, want %q", rel, w)
+		}
+		if readString(t, filepath.Join(dir, rel)) != readString(t, p.Feedback) {
+			t.Errorf("%s differs from the feedback file", rel)
+		}
+	}
+	if names := dirNames(t, p.HistoryDir); len(names) != len(want) {
+		t.Errorf("history holds %v, want %d files and no temp file", names, len(want))
+	}
+}
+
+func TestArchiveWithoutTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	p := PathsFor(dir, filepath.Join(dir, "my.json"))
+	if err := os.WriteFile(p.Feedback, []byte(`{"reviews":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(p.Feedback, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := Archive(p)
+	if want := "my.history/my.2026-01-02T03-04-05.000Z.json"; rel != want || err != nil {
+		t.Errorf("Archive = %q, %v; want %q (named after the modification time)", rel, err, want)
+	}
+}
+
+func TestArchiveFailureLeavesNoTempFile(t *testing.T) {
+	dir := t.TempDir()
+	p := PathsFor(dir, "")
+	if err := Write(p.Feedback, sample("v1")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := archive(failingFS{step: "link", err: errInjected}, p)
+	wantCode(t, err, clierr.CodeFailure, "--out")
+	if names := dirNames(t, p.HistoryDir); len(names) != 0 {
+		t.Errorf("history holds %v after a failed archive", names)
+	}
+}
+
+func TestArchiveStamp(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{`{"timestamp":"2026-03-14T12:00:00Z"}`, "2026-03-14T12-00-00.000Z"},
+		{`{"timestamp":"2026/03/14 12:00"}`, "2026-03-14-12-00"},
+		{`{"timestamp":"../../etc/passwd"}`, "etc-passwd"},
+		{`{"timestamp":""}`, ""},
+		{`{"reviews":[]}`, ""},
+		{`not json`, ""},
+	}
+	for _, tt := range tests {
+		if got := archiveStamp([]byte(tt.data)); got != tt.want {
+			t.Errorf("archiveStamp(%s) = %q, want %q", tt.data, got, tt.want)
+		}
+	}
+}
+
+func TestDrafts(t *testing.T) {
+	p := PathsFor(t.TempDir(), "")
+	if f, err := LoadDraft(p); f != nil || err != nil {
+		t.Fatalf("LoadDraft without draft = %v, %v; want nil, nil", f, err)
+	}
+	if err := SaveDraft(p, sample("half done")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := LoadDraft(p)
+	if err != nil || f == nil || f.OverallNotes != "half done" {
+		t.Fatalf("LoadDraft = %+v, %v", f, err)
+	}
+	bad := sample("")
+	bad.RunID = ""
+	bad.PerCase[0].Verdict = "meh"
+	if err := SaveDraft(p, bad); err == nil {
+		t.Error("SaveDraft accepted a file that fails the schema")
+	}
+	if err := DiscardDraft(p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(readString(t, p.Draft+".bak"), "half done") {
+		t.Error("discarded draft has no backup")
+	}
+	if f, err := LoadDraft(p); f != nil || err != nil {
+		t.Errorf("LoadDraft after discard = %v, %v; want nil, nil", f, err)
+	}
+	if err := DiscardDraft(p); err != nil {
+		t.Errorf("DiscardDraft without draft = %v", err)
+	}
+}
+
+// Lock uses flock(2), whose locks belong to the open file description: a
+// second open of the lock file in the same process conflicts like another
+// process would.
+func TestLockRefusesSecondHolder(t *testing.T) {
+	p := PathsFor(t.TempDir(), "")
+	release, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Lock(p)
+	wantCode(t, err, clierr.CodeFailure, "finish or quit the other agentv-review session")
+	if !strings.Contains(err.Error(), "another review of this run is in progress") {
+		t.Errorf("error = %v", err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	release, err = Lock(p)
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLockUnwritableFolder(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Lock(PathsFor(file, ""))
+	wantCode(t, err, clierr.CodeFailure, "use --out FILE")
+}
