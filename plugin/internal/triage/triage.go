@@ -79,7 +79,7 @@ func classify(c *run.Case) Item {
 		it.add("errored", text)
 	case run.Failed:
 		it.Tier = TierFailed
-		it.add("failed", fmt.Sprintf("failed with score %s", fmtScore(c.Score)))
+		it.add("failed", fmt.Sprintf("failed with score %s", FormatScore(c.Score)))
 	default:
 		it.Tier = TierClean
 	}
@@ -88,17 +88,23 @@ func classify(c *run.Case) Item {
 	if passing > 0 && failing > 0 {
 		it.add("graders_disagree", fmt.Sprintf("graders disagree: %d pass, %d fail", passing, failing))
 	}
+	if c.Outcome == run.Passed && failing > 0 && passing == 0 {
+		it.add("passed_despite_graders", fmt.Sprintf("passed although %d grader(s) failed", failing))
+	}
+	if c.Outcome == run.Failed && passing > 0 && failing == 0 {
+		it.add("failed_despite_graders", fmt.Sprintf("failed although %d grader(s) passed", passing))
+	}
 	if skipped > 0 {
 		it.add("grader_skipped", fmt.Sprintf("%d grader(s) gave no verdict", skipped))
 	}
 	if c.Outcome == run.Passed && c.Score < run.PassThreshold {
-		it.add("pass_below_threshold", fmt.Sprintf("passed with score %s, below %s", fmtScore(c.Score), fmtScore(run.PassThreshold)))
+		it.add("pass_below_threshold", fmt.Sprintf("passed with score %s, below %s", FormatScore(c.Score), FormatScore(run.PassThreshold)))
 	}
 	if c.Outcome == run.Failed && c.Score >= run.PassThreshold {
-		it.add("fail_above_threshold", fmt.Sprintf("failed with score %s, at or above %s", fmtScore(c.Score), fmtScore(run.PassThreshold)))
+		it.add("fail_above_threshold", fmt.Sprintf("failed with score %s, at or above %s", FormatScore(c.Score), FormatScore(run.PassThreshold)))
 	}
 	if d := c.Score - run.PassThreshold; d > -NearMargin && d < NearMargin && c.Outcome != run.Errored {
-		it.add("near_threshold", fmt.Sprintf("score %s is within %s of the threshold", fmtScore(c.Score), fmtScore(NearMargin)))
+		it.add("near_threshold", fmt.Sprintf("score %s is within %s of the threshold", FormatScore(c.Score), FormatScore(NearMargin)))
 	}
 	if pat := SamplePattern(c.Samples); strings.Contains(pat, "P") && strings.Contains(pat, "F") {
 		it.add("flipping_samples", "samples flip: "+pat)
@@ -144,7 +150,7 @@ func SamplePattern(samples []run.SampleSummary) string {
 	return strings.Join(marks, " ")
 }
 
-func fmtScore(f float64) string {
+func FormatScore(f float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
 }
 

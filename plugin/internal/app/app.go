@@ -1,0 +1,172 @@
+// Package app is the agentv-review command line: flags, help, and the
+// mapping of errors to exit codes.
+//
+// UI contract: data a script reads goes to stdout (with --json, exactly one
+// JSON document); messages go to stderr prefixed "agentv review: ",
+// lowercase, with a "hint:" line when the fix is known. Interactive screens
+// need a terminal on stdin and stdout. Nothing read from a run reaches the
+// terminal without termtext sanitising it.
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/termtext"
+)
+
+// Version is set at build time with -ldflags "-X agentv-review/plugin/internal/app.Version=…".
+var Version = "0.1.0-dev"
+
+const prog = "agentv review"
+
+// Streams is the command's IO, a value so tests can replace it.
+type Streams struct {
+	In  *os.File
+	Out io.Writer
+	Err io.Writer
+	// TTYOut is the terminal behind Out, nil when Out is not a terminal.
+	TTYOut *os.File
+	Getenv func(string) string
+}
+
+// Std returns the process's streams.
+func Std() *Streams {
+	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}
+	if term.IsTerminal(int(os.Stdout.Fd())) {
+		s.TTYOut = os.Stdout
+	}
+	return s
+}
+
+// CanPrompt reports whether interactive prompts can be shown.
+func (s *Streams) CanPrompt() bool {
+	return s.TTYOut != nil && s.In != nil && term.IsTerminal(int(s.In.Fd()))
+}
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, s *Streams) int {
+	err := New(s).Run(args)
+	if err == nil {
+		return clierr.CodeOK
+	}
+	var ce *clierr.Error
+	if !errors.As(err, &ce) && !errors.Is(err, clierr.ErrInterrupted) {
+		// Everything our actions return is a *clierr.Error (see act);
+		// anything else comes from urfave's flag parsing.
+		err = clierr.Usage(err.Error(), "see '"+prog+" --help'")
+	}
+	report(s.Err, err)
+	return clierr.Code(err)
+}
+
+func report(w io.Writer, err error) {
+	msg := err.Error()
+	if errors.Is(err, clierr.ErrInterrupted) && !strings.Contains(msg, "\n") {
+		msg = "interrupted"
+	}
+	fmt.Fprintf(w, "%s: %s\n", prog, termtext.SanitizeLine(msg))
+	if h := clierr.HintOf(err); h != "" {
+		fmt.Fprintf(w, "%s: hint: %s\n", prog, termtext.SanitizeLine(h))
+	}
+}
+
+// New builds the urfave/cli app.
+func New(s *Streams) *cli.App {
+	a := &cli.App{
+		Name:                   prog,
+		HelpName:               prog,
+		Usage:                  "the human review checkpoint for AgentV runs",
+		Version:                Version,
+		Writer:                 s.Out,
+		ErrWriter:              s.Err,
+		UseShortOptionHandling: false,
+		HideHelpCommand:        true,
+		CustomAppHelpTemplate:  appHelpTemplate(),
+		ExitErrHandler:         func(*cli.Context, error) {}, // we map errors to codes in Main
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return clierr.Usage(err.Error(), "see '"+prog+" --help'")
+		},
+		Flags:  guidedFlags(),
+		Action: act(s, guidedAction, 0, 1, "[run]"),
+		Commands: []*cli.Command{
+			demoCommand(s),
+			statusCommand(s),
+			listCommand(s),
+			showCommand(s),
+			validateCommand(s),
+			docsCommand(s),
+			// skillCommand(s),
+			schemaCommand(s),
+			shellInitCommand(s),
+		},
+	}
+	for _, c := range a.Commands {
+		c.OnUsageError = a.OnUsageError
+		c.HelpName = prog + " " + c.Name
+	}
+	return a
+}
+
+// action is a command body: positional arguments already checked.
+type action func(s *Streams, c *cli.Context, args []string) error
+
+// act wraps an action: it checks the positional argument count, rejects
+// flags written after positional arguments (urfave/cli v2 would silently
+// treat them as arguments), and makes every error a *clierr.Error.
+func act(s *Streams, fn action, min, max int, usage string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		args := c.Args().Slice()
+		for _, a := range args {
+			if len(a) > 1 && strings.HasPrefix(a, "-") {
+				return clierr.Usage(fmt.Sprintf("flag %s comes after the arguments", a),
+					fmt.Sprintf("put flags before arguments: %s %s [flags] %s", prog, c.Command.Name, usage))
+			}
+		}
+		if len(args) < min || (max >= 0 && len(args) > max) {
+			return clierr.Usage(fmt.Sprintf("expected %s, got %d argument(s)", usage, len(args)),
+				fmt.Sprintf("see '%s %s --help'", prog, c.Command.Name))
+		}
+		err := fn(s, c, args)
+		if err == nil || errors.Is(err, clierr.ErrInterrupted) {
+			return err
+		}
+		var ce *clierr.Error
+		if errors.As(err, &ce) {
+			return err
+		}
+		return clierr.Failure(err, err.Error(), "")
+	}
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout"}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func usageConflict(a, b string) error {
+	return clierr.Usage(fmt.Sprintf("%s and %s cannot be used together", a, b), "pick one")
+}
+
+// width is the terminal width for text layout; 100 when not a terminal.
+func (s *Streams) width() int {
+	if s.TTYOut != nil {
+		if w, _, err := term.GetSize(int(s.TTYOut.Fd())); err == nil && w >= 40 {
+			return w
+		}
+	}
+	return 100
+}

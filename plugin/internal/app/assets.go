@@ -1,0 +1,92 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"agentv-review/docs"
+	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/shellinit"
+	"agentv-review/schema"
+)
+
+func docsCommand(s *Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "docs",
+		Usage:     "print the embedded docs (topics: " + strings.Join(docs.Topics(), ", ") + ")",
+		ArgsUsage: "[topic]",
+		Action:    act(s, docsAction, 0, 1, "[topic]"),
+	}
+}
+
+func docsAction(s *Streams, _ *cli.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(s.Out, "topics:")
+		for _, t := range docs.Topics() {
+			fmt.Fprintf(s.Out, "  %s review docs %s\n", "agentv", t)
+		}
+		return nil
+	}
+	md, err := docs.Read(args[0])
+	if err != nil {
+		return clierr.Usage(err.Error(), "run '"+prog+" docs' for the list")
+	}
+	return s.markdown(md)
+}
+
+func schemaCommand(s *Streams) *cli.Command {
+	return &cli.Command{
+		Name:   "schema",
+		Usage:  "print the feedback.json JSON Schema (draft-07)",
+		Action: act(s, func(s *Streams, _ *cli.Context, _ []string) error { _, err := s.Out.Write(schema.JSON); return err }, 0, 0, ""),
+	}
+}
+
+func shellInitCommand(s *Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "shell-init",
+		Usage:     "print a shell wrapper that sends 'agentv review …' to agentv-review and everything else to agentv",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "Add one line to your shell's startup file:\n" +
+			"  bash  ~/.bashrc                  eval \"$(agentv-review shell-init bash)\"\n" +
+			"  zsh   ~/.zshrc                   eval \"$(agentv-review shell-init zsh)\"\n" +
+			"  fish  ~/.config/fish/config.fish agentv-review shell-init fish | source",
+		Action: act(s, func(s *Streams, _ *cli.Context, args []string) error {
+			script, err := shellinit.Script(args[0])
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(s.Out, script)
+			return err
+		}, 1, 1, "bash|zsh|fish"),
+	}
+}
+
+// markdown prints embedded markdown: raw when stdout is not a terminal
+// (agents and pipes read the file byte for byte), lightly styled on one.
+func (s *Streams) markdown(md []byte) error {
+	if s.TTYOut == nil || s.Getenv("NO_COLOR") != "" {
+		_, err := s.Out.Write(md)
+		return err
+	}
+	const bold, dim, reset = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+	inCode := false
+	for _, line := range strings.Split(string(md), "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inCode = !inCode
+			continue
+		case inCode:
+			line = "    " + dim + line + reset
+		case strings.HasPrefix(line, "#"):
+			line = bold + strings.TrimLeft(line, "# ") + reset
+		}
+		if _, err := fmt.Fprintln(s.Out, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/termtext"
+	"agentv-review/plugin/internal/triage"
+)
+
+// runState is a run with its review state: the feedback file and draft
+// beside it, both optional.
+type runState struct {
+	run      *run.Run
+	paths    feedback.Paths
+	feedback *feedback.File // nil when the run has no feedback yet
+	draft    *feedback.File // nil when there is no draft
+	// legacy holds the notes of a feedback.json in an older shape (AgentV
+	// dashboard, skill-creator); such a file is archived, never overwritten.
+	legacy []feedback.LegacyNote
+}
+
+var outFlag = &cli.StringFlag{Name: "out", Usage: "feedback file to use instead of <run>/feedback.json (e.g. for a read-only run directory)", TakesFile: true}
+
+// openState opens the run named by target and loads its feedback and draft.
+// Run warnings go to stderr.
+func openState(s *Streams, target, out string) (*runState, error) {
+	r, err := run.Open(target, run.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range r.Warnings {
+		loc := w.File
+		if w.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, w.Line)
+		}
+		fmt.Fprintf(s.Err, "%s: warning: %s: %s\n", prog, termtext.SanitizeLine(loc), termtext.SanitizeLine(w.Msg))
+	}
+	st := &runState{run: r, paths: feedback.PathsFor(r.Dir, out)}
+	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
+		return nil, err
+	}
+	if st.legacy != nil {
+		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
+			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
+	}
+	if st.draft, err = feedback.LoadDraft(st.paths); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// judgment returns the recorded feedback entry for c, nil when unreviewed.
+func (st *runState) judgment(c *run.Case) *feedback.Case {
+	if st.feedback == nil {
+		return nil
+	}
+	return feedback.Lookup(st.feedback, c.TestID, c.Target, c.Variant)
+}
+
+// ranked returns the run's cases in review order.
+func (st *runState) ranked() []triage.Item { return triage.Rank(st.run.Cases) }
+
+// caseRef is how a case is named in output: test id, target and variant.
+type caseRef struct {
+	Ref     string `json:"ref"`
+	TestID  string `json:"test_id"`
+	Target  string `json:"target,omitempty"`
+	Variant string `json:"variant,omitempty"`
+	Suite   string `json:"suite,omitempty"`
+}
+
+func (st *runState) refOf(c *run.Case) caseRef {
+	return caseRef{Ref: st.run.Ref(c), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
+}
+
+func argOr(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
+}
+
+// loadIfExists loads a feedback file: nil, nil when there is none; the
+// notes of a legacy-shaped file instead of a *feedback.File.
+func loadIfExists(path string) (*feedback.File, []feedback.LegacyNote, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	f, err := feedback.Load(path)
+	var legacy *feedback.LegacyError
+	if errors.As(err, &legacy) {
+		notes, _, err := feedback.LoadLegacy(path)
+		if notes == nil {
+			notes = []feedback.LegacyNote{}
+		}
+		return nil, notes, err
+	}
+	return f, nil, err
+}

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"agentv-review/plugin/internal/evidence"
+	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/triage"
+)
+
+func showCommand(s *Streams) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "one case's full evidence: answer, graders with reasons and checks, samples, error, input",
+		ArgsUsage: "[run] <case>",
+		Description: "<case> is a test id, test_id@target when several targets ran it, or #N for the N-th case of the run.\n" +
+			"Run text is sanitised: escape sequences are shown, never executed.",
+		Flags:  []cli.Flag{jsonFlag, outFlag},
+		Action: act(s, showAction, 1, 2, "[run] <case>"),
+	}
+}
+
+type showReport struct {
+	RunID string `json:"run_id"`
+	caseRef
+	Outcome  run.Outcome     `json:"outcome"`
+	Score    float64         `json:"score"`
+	Tier     string          `json:"tier"`
+	Reasons  []triage.Reason `json:"reasons"`
+	Samples  string          `json:"samples,omitempty"`
+	Detail   *run.Detail     `json:"detail"`
+	Feedback *feedback.Case  `json:"feedback"` // null when unreviewed
+}
+
+func showAction(s *Streams, c *cli.Context, args []string) error {
+	target, ref := "", args[0]
+	if len(args) == 2 {
+		target, ref = args[0], args[1]
+	}
+	st, err := openState(s, target, c.String("out"))
+	if err != nil {
+		return err
+	}
+	cs, err := st.run.Find(ref)
+	if err != nil {
+		return err
+	}
+	d, err := st.run.Detail(cs)
+	if err != nil {
+		return err
+	}
+	item := itemOf(st.ranked(), cs)
+	if c.Bool("json") {
+		rep := showReport{RunID: st.run.ID, caseRef: st.refOf(cs), Outcome: cs.Outcome, Score: cs.Score,
+			Tier: item.Tier.String(), Reasons: item.Reasons, Samples: triage.SamplePattern(cs.Samples),
+			Detail: d, Feedback: st.judgment(cs)}
+		if rep.Reasons == nil {
+			rep.Reasons = []triage.Reason{}
+		}
+		return writeJSON(s.Out, rep)
+	}
+	evidence.Render(s.Out, d, item, evidence.Options{Width: s.width()})
+	if j := st.judgment(cs); j != nil {
+		evidence.RenderJudgment(s.Out, j, s.width())
+	}
+	return nil
+}
+
+// itemOf finds c's ranked item.
+func itemOf(items []triage.Item, c *run.Case) triage.Item {
+	for _, it := range items {
+		if it.Case == c {
+			return it
+		}
+	}
+	return triage.Item{Case: c}
+}
