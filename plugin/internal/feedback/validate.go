@@ -73,10 +73,10 @@ func compiledSchema() (*gojsonschema.Schema, error) {
 // problem, sorted by path; none means valid. The error is non-nil only
 // when data is not JSON (a *SyntaxError) or the embedded schema is broken.
 func Validate(data []byte) ([]Problem, error) {
-	var doc json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
+	if !json.Valid(data) {
+		var doc json.RawMessage
+		err := json.Unmarshal(data, &doc)
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 			line, col := position(data, se.Offset)
 			return nil, &SyntaxError{Line: line, Column: col, Msg: se.Error()}
 		}
@@ -129,23 +129,26 @@ func joinPath(parent, child string) string {
 }
 
 // duplicates reports per_case entries whose (test_id, target, variant)
-// repeats an earlier entry. Entries of the wrong shape are left to the schema.
+// repeats an earlier entry. Fields of the wrong type decode as empty
+// (encoding/json skips them and goes on); entries without a test_id are
+// left to the schema.
 func duplicates(data []byte) []Problem {
 	var doc struct {
-		PerCase []json.RawMessage `json:"per_case"`
-	}
-	if json.Unmarshal(data, &doc) != nil {
-		return nil
-	}
-	first := make(map[caseKey]int, len(doc.PerCase))
-	var problems []Problem
-	for i, raw := range doc.PerCase {
-		var c struct {
+		PerCase []struct {
 			TestID  string `json:"test_id"`
 			Target  string `json:"target"`
 			Variant string `json:"variant"`
+		} `json:"per_case"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
+			return nil
 		}
-		if json.Unmarshal(raw, &c) != nil {
+	}
+	first := make(map[caseKey]int, len(doc.PerCase))
+	var problems []Problem
+	for i, c := range doc.PerCase {
+		if c.TestID == "" {
 			continue
 		}
 		k := caseKey{c.TestID, c.Target, c.Variant}
