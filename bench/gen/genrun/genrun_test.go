@@ -284,3 +284,16 @@ func TestFlatReachesTargetSize(t *testing.T) {
 		t.Errorf("wrote %d bytes in %d rows, want at least %d bytes and more than %d rows", st.ManifestBytes, st.Rows, o.FlatBytes, o.Rows)
 	}
 }
+
+func BenchmarkWrite(b *testing.B) {
+	o := genrun.Options{Rows: 10_000, Seed: 1, BigAnswers: 1}
+	for _, l := range layouts {
+		b.Run(l.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := l.write(filepath.Join(b.TempDir(), l.dest), o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -104,7 +104,7 @@ func New(s *Streams) *cli.App {
 			showCommand(s),
 			validateCommand(s),
 			docsCommand(s),
-			// skillCommand(s),
+			skillCommand(s),
 			schemaCommand(s),
 			shellInitCommand(s),
 		},

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/shellinit"
 	"agentv-review/schema"
+	skill "agentv-review/skills/agentv-eval-builder"
 )
 
 func docsCommand(s *Streams) *cli.Command {
@@ -35,6 +37,42 @@ func docsAction(s *Streams, _ *cli.Context, args []string) error {
 		return clierr.Usage(err.Error(), "run '"+prog+" docs' for the list")
 	}
 	return s.markdown(md)
+}
+
+func skillCommand(s *Streams) *cli.Command {
+	return &cli.Command{
+		Name:  "skill",
+		Usage: "print the agentv-eval-builder skill card for coding agents, or install it with --install",
+		Description: "Install into a project's agent skills folder, for example:\n" +
+			"  agentv review skill --install .claude/skills\n" +
+			"  agentv review skill --install .agents/skills",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "install", Usage: "write SKILL.md and references/ into `DIR`/" + skill.Name + "/"},
+			&cli.BoolFlag{Name: "force", Usage: "with --install, replace files that differ from this version"},
+		},
+		Action: act(s, skillAction, 0, 0, ""),
+	}
+}
+
+func skillAction(s *Streams, c *cli.Context, _ []string) error {
+	dir := c.String("install")
+	if dir == "" {
+		if c.Bool("force") {
+			return clierr.Usage("--force needs --install DIR", "agentv review skill --install .claude/skills --force")
+		}
+		return s.markdown(skill.Card())
+	}
+	paths, err := skill.Install(dir, c.Bool("force"))
+	if errors.Is(err, skill.ErrConflict) {
+		return &clierr.Error{Code: clierr.CodeFailure, Msg: err.Error(), Hint: "pass --force to replace it with this version"}
+	}
+	if err != nil {
+		return clierr.Failure(err, "cannot install the skill: "+err.Error(), "check that "+dir+" is writable")
+	}
+	for _, p := range paths {
+		fmt.Fprintln(s.Out, p)
+	}
+	return nil
 }
 
 func schemaCommand(s *Streams) *cli.Command {

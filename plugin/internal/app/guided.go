@@ -24,11 +24,11 @@ import (
 
 func guidedFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "reviewer", Usage: "your name in feedback.json (default: $AGENTV_REVIEWER, git config user.name, login name)", EnvVars: []string{"AGENTV_REVIEWER"}},
+		&cli.StringFlag{Name: "reviewer", Usage: "your `NAME` in feedback.json (default: $AGENTV_REVIEWER, git config user.name, login name)", EnvVars: []string{"AGENTV_REVIEWER"}},
 		scopeFlag,
 		filterFlag,
 		outFlag,
-		&cli.StringFlag{Name: "previous", Usage: "an earlier run whose feedback is carried forward (default: the sibling runs)"},
+		&cli.StringFlag{Name: "previous", Usage: "an earlier `RUN` whose feedback is carried forward (default: the sibling runs)"},
 		&cli.BoolFlag{Name: "no-carry-forward", Usage: "do not offer earlier runs' verdicts"},
 	}
 }

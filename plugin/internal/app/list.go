@@ -12,8 +12,8 @@ import (
 )
 
 var (
-	scopeFlag  = &cli.StringFlag{Name: "scope", Usage: "which cases: suspicious, failures or all"}
-	filterFlag = &cli.StringFlag{Name: "filter", Usage: "only cases matching a test id glob, target=NAME or grader=TYPE"}
+	scopeFlag  = &cli.StringFlag{Name: "scope", Usage: "which cases (`SCOPE`): suspicious, failures or all"}
+	filterFlag = &cli.StringFlag{Name: "filter", Usage: "only cases matching `EXPR`: a test id glob, target=NAME or grader=TYPE"}
 )
 
 func listCommand(s *Streams) *cli.Command {

@@ -26,7 +26,7 @@ type runState struct {
 	legacy []feedback.LegacyNote
 }
 
-var outFlag = &cli.StringFlag{Name: "out", Usage: "feedback file to use instead of <run>/feedback.json (e.g. for a read-only run directory)", TakesFile: true}
+var outFlag = &cli.StringFlag{Name: "out", Usage: "feedback `FILE` to use instead of <run>/feedback.json (e.g. for a read-only run directory)", TakesFile: true}
 
 // openState opens the run named by target and loads its feedback and draft.
 // Run warnings go to stderr.

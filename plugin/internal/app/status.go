@@ -22,7 +22,7 @@ func statusCommand(s *Streams) *cli.Command {
 			jsonFlag,
 			outFlag,
 			&cli.BoolFlag{Name: "require-complete", Usage: "exit 1 when any case is unreviewed"},
-			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 when any case has one of these verdicts (comma-separated, e.g. incorrect,flaky)"},
+			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 when any case has one of these `VERDICTS` (comma-separated, e.g. incorrect,flaky)"},
 		},
 		Action: act(s, statusAction, 0, 1, "[run]"),
 	}

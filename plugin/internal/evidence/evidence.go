@@ -27,8 +27,9 @@ type Options struct {
 	PagerHint   string // shown when the answer is cut, e.g. "choose 'Read the whole answer'"
 }
 
-// Render writes the evidence of d.
-func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) {
+// Render writes the evidence of d. It reports whether the answer was cut
+// short (so the caller can offer to show it whole).
+func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) (answerCut bool) {
 	if opt.Width <= 0 {
 		opt.Width = 100
 	}
@@ -65,9 +66,9 @@ func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) {
 	if c.Error != "" {
 		stage := ""
 		if c.FailureStage != "" {
-			stage = " (" + termtext.SanitizeLine(c.FailureStage) + ")"
+			stage = "(" + termtext.SanitizeLine(c.FailureStage) + ") "
 		}
-		p.field("error"+stage, termtext.SanitizeLine(c.Error))
+		p.field("error", stage+termtext.SanitizeLine(c.Error))
 	}
 	if len(d.Graders) > 0 {
 		p.section("graders")
@@ -89,11 +90,12 @@ func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) {
 		}
 	}
 	p.text("input", d.Input, opt.InputLines, "")
-	p.text("answer", d.Answer, opt.AnswerLines, opt.PagerHint)
+	answerCut = p.text("answer", d.Answer, opt.AnswerLines, opt.PagerHint)
 	p.text("workspace changes", d.FileChanges, opt.AnswerLines, "")
 	if d.WorkspacePath != "" {
 		p.field("workspace", termtext.SanitizeLine(d.WorkspacePath))
 	}
+	return answerCut
 }
 
 type printer struct {
@@ -164,14 +166,14 @@ func (p *printer) checks(cs []run.Check, depth int, graderPassed bool) {
 }
 
 // text prints a block of run text: the first maxLines wrapped lines, a note
-// of what was cut, or why it is missing.
-func (p *printer) text(label string, t run.Text, maxLines int, moreHint string) {
+// of what was cut, or why it is missing. It reports whether text was cut.
+func (p *printer) text(label string, t run.Text, maxLines int, moreHint string) (cut bool) {
 	switch {
 	case !t.Present:
-		return
+		return false
 	case t.Missing:
 		p.field(label, "missing: "+termtext.SanitizeLine(t.Path)+" is not on disk")
-		return
+		return false
 	}
 	size := ""
 	if t.Size > 0 {
@@ -202,6 +204,7 @@ func (p *printer) text(label string, t run.Text, maxLines int, moreHint string) 
 		}
 		fmt.Fprintln(p.w, note)
 	}
+	return more > 0 || t.Truncated
 }
 
 func mark(pass *bool) string {

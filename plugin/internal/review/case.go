@@ -48,7 +48,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	same := hasPrior && prior.Case.Fingerprint != "" && prior.Case.Fingerprint == entry.Fingerprint
 
 	s.say("\n")
-	evidence.Render(s.Out, d, it, evidence.Options{
+	cut := evidence.Render(s.Out, d, it, evidence.Options{
 		Width: s.Width, AnswerLines: max(6, s.Height/3), InputLines: 4,
 		Heading:   fmt.Sprintf("case %d of %d", pos+1, len(s.items)),
 		PagerHint: "choose 'Read the whole answer'",
@@ -86,7 +86,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	}
 	entry.Stale = hasPrior && !same
 
-	verdict, action, err := s.askVerdict(c, d, earlier)
+	verdict, action, err := s.askVerdict(c, d, earlier, cut)
 	if err != nil || action != "" {
 		if action == "skip" {
 			s.res.Skipped++
@@ -144,12 +144,12 @@ func (s *session) record(entry feedback.Case) error {
 
 // askVerdict asks for the verdict. action is "skip" or "quit" when the
 // reviewer chose one of those instead.
-func (s *session) askVerdict(c *run.Case, d *run.Detail, earlier *feedback.Case) (verdict, action string, err error) {
+func (s *session) askVerdict(c *run.Case, d *run.Detail, earlier *feedback.Case, answerCut bool) (verdict, action string, err error) {
 	var opts []string
 	for _, v := range s.Catalog.Verdicts {
 		opts = append(opts, v.Label+" — "+v.Meaning)
 	}
-	canPage := s.Pager != nil && d.Answer.Present && !d.Answer.Missing
+	canPage := s.Pager != nil && answerCut
 	if canPage {
 		opts = append(opts, "Read the whole answer — open it in the pager")
 	}

@@ -41,9 +41,9 @@ type Asker interface {
 type Config struct {
 	Run      *run.Run
 	Paths    feedback.Paths
-	Existing *feedback.File         // the current feedback.json, nil when none
-	Legacy   []feedback.LegacyNote  // notes of an older-shaped feedback.json
-	Draft    *feedback.File         // the draft of an unfinished session, nil when none
+	Existing *feedback.File          // the current feedback.json, nil when none
+	Legacy   []feedback.LegacyNote   // notes of an older-shaped feedback.json
+	Draft    *feedback.File          // the draft of an unfinished session, nil when none
 	Prior    map[string]PriorVerdict // earlier runs' judgments by case key (carry-forward); may be nil
 
 	Reviewer      string // proposed reviewer name
@@ -51,9 +51,9 @@ type Config struct {
 	Scope         string // "" asks the reviewer
 	Filter        triage.Filter
 
-	Out     io.Writer // the evidence screens
-	Width   int       // display cells
-	Height  int       // lines; sizes the answer excerpt
+	Out     io.Writer               // the evidence screens
+	Width   int                     // display cells
+	Height  int                     // lines; sizes the answer excerpt
 	Pager   func(text string) error // shows sanitised text whole; nil when unavailable
 	Now     func() time.Time
 	Catalog *prompts.Catalog
@@ -176,7 +176,7 @@ func (s *session) opening() {
 	}
 	s.say("\n\nScores can be wrong. For each case, look for:\n")
 	for _, sig := range s.Catalog.Signals {
-		s.say("  • %-24s %s\n", sig.Label, sig.Meaning)
+		s.say("  • %-26s %s\n", sig.Label, sig.Meaning)
 	}
 	s.say("\n")
 }

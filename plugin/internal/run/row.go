@@ -1,15 +1,14 @@
 package run
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 )
 
-// rowWire is the part of a manifest row that Open needs. Everything else
-// (scores[].input, assertions, reasons, inline output) is skipped by the
-// decoder and re-read by Detail. The camelCase twins are AgentV's own
+// rowWire is the part of a manifest row that Open needs (decoded by
+// skimRow; the json tags are the same names for encoding/json). Everything
+// else (scores[].input, assertions, reasons, inline output) is skipped and
+// re-read by Detail. The camelCase twins are AgentV's own
 // aliases (result-row-schema.ts); the older names are eval_id, dataset and
 // eval_set.
 type rowWire struct {
@@ -98,23 +97,21 @@ func (e *rowError) Error() string { return e.msg }
 const rowHint = "every line of an AgentV manifest is one JSON object with a numeric score; re-run `agentv eval` or fix the line"
 
 // parseRow decodes the light view of one manifest line into c. It is the
-// one hot function of Open. Unknown fields with an unexpected type are
+// one hot function of Open (see skimRow). Unknown fields with an unexpected type are
 // returned as warnings, not errors: AgentV ignores them too.
 // It also returns the folder holding the row's per-test files.
 func parseRow(line []byte, c *Case, in interner) (dir, warn string, err *rowError) {
 	if len(line) == 0 || line[0] != '{' {
 		return "", "", &rowError{msg: "not a JSON object", hint: rowHint}
 	}
-	var w rowWire
-	if jerr := json.Unmarshal(line, &w); jerr != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(jerr, &te) {
-			return "", "", &rowError{msg: "malformed JSON: " + jerr.Error(), hint: rowHint, syntax: true}
-		}
-		if te.Field == "score" {
-			return "", "", &rowError{field: "score", msg: fmt.Sprintf("score is a JSON %s, not a number", te.Value), hint: rowHint}
-		}
-		warn = fmt.Sprintf("field %q has an unexpected type (%s); ignored", te.Field, te.Value)
+	w, typeErr, serr := skimRow(line)
+	switch {
+	case serr != nil:
+		return "", "", &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
+	case typeErr == "score":
+		return "", "", &rowError{field: "score", msg: "score is not a number", hint: rowHint}
+	case typeErr != "":
+		warn = fmt.Sprintf("field %q has an unexpected type; ignored", typeErr)
 	}
 	if w.Score == nil {
 		return "", "", &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
