@@ -38,9 +38,9 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	}
 	entry := feedback.Case{
 		TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite,
-		Automated: automated(c),
+		Automated: Snapshot(c),
 	}
-	if entry.Fingerprint, err = fingerprint(d, entry.Automated.Graders); err != nil {
+	if entry.Fingerprint, err = Fingerprint(d, entry.Automated.Graders); err != nil {
 		return false, err
 	}
 	earlier := s.earlier(c)
@@ -289,8 +289,8 @@ func pointsAtGrader(signals []string) bool {
 	return false
 }
 
-// automated is the machine verdict the reviewer sees, kept beside theirs.
-func automated(c *run.Case) *feedback.Automated {
+// Snapshot is the machine verdict the reviewer sees, kept beside theirs.
+func Snapshot(c *run.Case) *feedback.Automated {
 	score := c.Score
 	a := &feedback.Automated{Score: &score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
 	for _, g := range c.Graders {
@@ -299,8 +299,8 @@ func automated(c *run.Case) *feedback.Automated {
 	return a
 }
 
-// fingerprint binds the judgment to the exact output and grader results.
-func fingerprint(d *run.Detail, graders []feedback.GraderResult) (string, error) {
+// Fingerprint binds a judgment to the exact output and grader results.
+func Fingerprint(d *run.Detail, graders []feedback.GraderResult) (string, error) {
 	var answer io.Reader = strings.NewReader(d.Answer.Content)
 	if d.Answer.Path != "" && !d.Answer.Missing {
 		f, err := os.Open(d.Answer.Path)
