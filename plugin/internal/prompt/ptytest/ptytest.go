@@ -1,0 +1,294 @@
+//go:build linux || darwin
+
+// Package ptytest drives an interactive program through a real
+// pseudo-terminal with a terminal emulator (vt10x) behind it, for end-to-end
+// tests of survey prompts:
+//
+//	term := ptytest.Start(t, exec.Command(bin, "review", runDir), 100, 30)
+//	term.ExpectString("Verdict")
+//	term.Send(ptytest.Down + ptytest.Enter)
+//	if code := term.Wait(); code != 0 { ... }
+//
+// A reader goroutine feeds everything the program writes to the emulator at
+// once, so survey's cursor-position request (ESC[6n) is always answered, even
+// between expectations. Every wait has a timeout (DefaultTimeout); on any
+// failure the test stops with the emulated screen in the message, and the
+// program is killed when the test ends.
+package ptytest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
+	"github.com/hinshun/vt10x"
+	"golang.org/x/sys/unix"
+)
+
+// DefaultTimeout bounds every wait of a new Term.
+const DefaultTimeout = 10 * time.Second
+
+// Keys as a terminal sends them.
+const (
+	Enter     = "\r"
+	Up        = "\x1b[A"
+	Down      = "\x1b[B"
+	Right     = "\x1b[C"
+	Left      = "\x1b[D"
+	Space     = " "
+	Tab       = "\t"
+	Backspace = "\x7f"
+	Esc       = "\x1b"
+	CtrlC     = "\x03"
+	CtrlD     = "\x04"
+)
+
+// settle is how long the program's output must be quiet before keys are
+// sent, so that they cannot overtake the reply to a cursor-position request
+// the prompt makes right after switching to raw mode.
+const settle = 20 * time.Millisecond
+
+// Term is a program running on a pseudo-terminal.
+type Term struct {
+	t       testing.TB
+	timeout time.Duration
+	ptm     *os.File // our side of the pseudo-terminal
+	vt      vt10x.Terminal
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed once cmd has exited; waitErr is set
+	waitErr error
+	eof     chan struct{} // closed once all output has been read
+
+	ttyMu sync.Mutex
+	tty   *os.File // the program's side, kept to read its mode; nil once it exited
+
+	mu      sync.Mutex
+	out     []byte        // everything the program wrote
+	matched int           // out[:matched] was consumed by ExpectString
+	lastOut time.Time     // when the program last wrote
+	wrote   chan struct{} // closed and replaced on every write
+}
+
+// Start runs cmd with its stdin, stdout and stderr on a new cols×rows
+// pseudo-terminal, which becomes its controlling terminal.
+func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
+	t.Helper()
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("ptytest: open pseudo-terminal: %v", err)
+	}
+	if err := pty.Setsize(ptm, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+		t.Fatalf("ptytest: set terminal size: %v", err)
+	}
+	tm := &Term{
+		t: t, timeout: DefaultTimeout, ptm: ptm, tty: tty, cmd: cmd,
+		exited: make(chan struct{}), eof: make(chan struct{}), wrote: make(chan struct{}),
+		// The emulator's answers (cursor position, device status) are typed
+		// back into the program's input.
+		vt: vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(ptm)),
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty = true, true // Ctty 0 is stdin
+	if err := cmd.Start(); err != nil {
+		ptm.Close()
+		tty.Close()
+		t.Fatalf("ptytest: start %s: %v", cmd.Path, err)
+	}
+	go tm.read()
+	go func() {
+		tm.waitErr = cmd.Wait()
+		tm.ttyMu.Lock()
+		tm.tty.Close() // with the program gone, reading ptm ends after its last output
+		tm.tty = nil
+		tm.ttyMu.Unlock()
+		close(tm.exited)
+	}()
+	t.Cleanup(tm.stop)
+	return tm
+}
+
+// SetTimeout changes the bound of each later wait.
+func (tm *Term) SetTimeout(d time.Duration) { tm.timeout = d }
+
+// read copies the program's output to the emulator and to tm.out until the
+// terminal closes.
+func (tm *Term) read() {
+	defer close(tm.eof)
+	buf := make([]byte, 32*1024)
+	var partial []byte // an incomplete UTF-8 sequence held back from the emulator
+	for {
+		n, err := tm.ptm.Read(buf)
+		if n > 0 {
+			data := append(partial, buf[:n]...)
+			cut := completeUTF8(data)
+			tm.vt.Write(data[:cut])
+			partial = append([]byte(nil), data[cut:]...)
+
+			tm.mu.Lock()
+			tm.out = append(tm.out, buf[:n]...)
+			tm.lastOut = time.Now()
+			close(tm.wrote)
+			tm.wrote = make(chan struct{})
+			tm.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// completeUTF8 returns the length of the longest prefix of p that does not
+// end inside a UTF-8 sequence.
+func completeUTF8(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if utf8.FullRune(p[i:]) {
+				return len(p)
+			}
+			return i
+		}
+	}
+	return len(p)
+}
+
+// ExpectString waits until the program writes s (escape sequences included)
+// after the previous match, and consumes the output up to it.
+func (tm *Term) ExpectString(s string) {
+	tm.t.Helper()
+	timeout := time.NewTimer(tm.timeout)
+	defer timeout.Stop()
+	for {
+		tm.mu.Lock()
+		i := bytes.Index(tm.out[tm.matched:], []byte(s))
+		if i >= 0 {
+			tm.matched += i + len(s)
+		}
+		wrote := tm.wrote
+		tm.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		select {
+		case <-wrote:
+		case <-tm.eof:
+			if tm.found(s) {
+				return
+			}
+			tm.fail("program closed the terminal without writing %q", s)
+		case <-timeout.C:
+			tm.fail("no %q after %v", s, tm.timeout)
+		}
+	}
+}
+
+// found consumes s if it is in the unmatched output.
+func (tm *Term) found(s string) bool {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	i := bytes.Index(tm.out[tm.matched:], []byte(s))
+	if i >= 0 {
+		tm.matched += i + len(s)
+	}
+	return i >= 0
+}
+
+// Send types keys once the program reads the terminal key by key (raw mode,
+// as a survey prompt does) and its output has settled, so keys never reach
+// the terminal's line editor or overtake a prompt's setup.
+func (tm *Term) Send(keys string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(tm.timeout)
+	for !tm.readyForKeys() {
+		if time.Now().After(deadline) {
+			tm.fail("program not reading keys after %v, cannot send %q", tm.timeout, keys)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if _, err := tm.ptm.WriteString(keys); err != nil {
+		tm.fail("send %q: %v", keys, err)
+	}
+}
+
+// SendLine types line and Enter.
+func (tm *Term) SendLine(line string) {
+	tm.t.Helper()
+	tm.Send(line + Enter)
+}
+
+func (tm *Term) readyForKeys() bool {
+	tm.mu.Lock()
+	quiet := time.Since(tm.lastOut) >= settle
+	tm.mu.Unlock()
+	tm.ttyMu.Lock()
+	defer tm.ttyMu.Unlock()
+	if !quiet || tm.tty == nil {
+		return false
+	}
+	mode, err := unix.IoctlGetTermios(int(tm.tty.Fd()), getTermios)
+	return err == nil && mode.Lflag&unix.ICANON == 0
+}
+
+// Screen returns the emulated screen, each line without trailing spaces and
+// without the empty lines at the bottom.
+func (tm *Term) Screen() string {
+	lines := strings.Split(tm.vt.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+}
+
+// Wait waits for the program to exit and for its last output to reach the
+// screen, and returns its exit code (-1 when a signal killed it).
+func (tm *Term) Wait() int {
+	tm.t.Helper()
+	timeout := time.NewTimer(tm.timeout)
+	defer timeout.Stop()
+	for _, c := range []chan struct{}{tm.exited, tm.eof} {
+		select {
+		case <-c:
+		case <-timeout.C:
+			tm.fail("program still running after %v", tm.timeout)
+		}
+	}
+	var exit *exec.ExitError
+	if errors.As(tm.waitErr, &exit) {
+		return exit.ExitCode()
+	}
+	if tm.waitErr != nil {
+		tm.fail("wait: %v", tm.waitErr)
+	}
+	return 0
+}
+
+func (tm *Term) fail(format string, args ...any) {
+	tm.t.Helper()
+	tm.t.Fatalf("ptytest: %s\n--- screen ---\n%s--- end of screen ---", fmt.Sprintf(format, args...), tm.Screen())
+}
+
+// stop kills the program if it still runs and closes the terminal.
+func (tm *Term) stop() {
+	select {
+	case <-tm.exited:
+	default:
+		_ = tm.cmd.Process.Kill()
+		select {
+		case <-tm.exited:
+		case <-time.After(tm.timeout):
+			tm.t.Errorf("ptytest: %s did not exit after being killed", tm.cmd.Path)
+		}
+	}
+	tm.ptm.Close()
+}

@@ -1,0 +1,70 @@
+//go:build linux || darwin
+
+package ptytest_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"agentv-review/plugin/internal/prompt/internal/tbtest"
+	"agentv-review/plugin/internal/prompt/ptytest"
+)
+
+func TestExpectScreenWait(t *testing.T) {
+	term := ptytest.Start(t, exec.Command("sh", "-c", `printf 'hello wörld 日本\n'; exit 7`), 40, 5)
+	term.ExpectString("wörld")
+	if code := term.Wait(); code != 7 {
+		t.Errorf("Wait() = %d, want 7", code)
+	}
+	if got, want := term.Screen(), "hello wörld 日本\n"; got != want {
+		t.Errorf("Screen() = %q, want %q", got, want)
+	}
+}
+
+// TestFailuresStopWithScreen proves that every wait ends within its timeout
+// and reports the screen, and that the program is killed afterwards.
+func TestFailuresStopWithScreen(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		act    func(*ptytest.Term)
+		want   string
+	}{
+		{"missing text", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.ExpectString("nope") }, `no "nope" after`},
+		{"program exits", "echo ready", func(tm *ptytest.Term) { tm.ExpectString("nope") }, `program closed the terminal without writing "nope"`},
+		{"line mode", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.Send("x") }, `program not reading keys`},
+		{"no exit", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.Wait() }, `program still running`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cmd *exec.Cmd
+			start := time.Now()
+			failures := tbtest.Run(func(tb *tbtest.TB) {
+				cmd = exec.Command("sh", "-c", tt.script)
+				tm := ptytest.Start(tb, cmd, 40, 5)
+				tm.SetTimeout(300 * time.Millisecond)
+				tm.ExpectString("ready")
+				tt.act(tm)
+				tb.Errorf("%s did not stop the test", tt.name)
+			})
+			if len(failures) != 1 || !strings.Contains(failures[0], tt.want) || !strings.Contains(failures[0], "--- screen ---\nready\n") {
+				t.Errorf("failures = %q, want one containing %q and the screen", failures, tt.want)
+			}
+			if cmd.ProcessState == nil {
+				t.Error("program still running after the test ended")
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+func TestBuildBinaryNeedsMain(t *testing.T) {
+	failures := tbtest.Run(func(tb *tbtest.TB) { ptytest.BuildBinary(tb, "./testdata/none") })
+	if len(failures) != 1 || !strings.Contains(failures[0], "ptytest.Main") {
+		t.Errorf("failures = %q, want one naming ptytest.Main", failures)
+	}
+}
