@@ -1,0 +1,491 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// skimRow decodes the light fields of one manifest line into a rowWire,
+// as json.Unmarshal would, but skips the fields it does not need at memory
+// speed: a real row is mostly scores[].input (the full grader prompt), and
+// encoding/json validates every byte of it through its state machine.
+// Strings that are kept and contain escapes or invalid UTF-8 are decoded by
+// encoding/json itself, so their text is identical (U+FFFD for bad bytes).
+//
+// It returns the first field whose value had an unexpected type (like
+// json.UnmarshalTypeError.Field, that value is left unset), or a syntax
+// error. Unlike encoding/json it matches keys exactly (as AgentV does) and
+// does not reject raw control characters inside skipped strings.
+func skimRow(line []byte) (w rowWire, typeErr string, err error) {
+	s := &skimmer{b: line}
+	err = s.object(func(key []byte) error { return s.rowField(&w, key) })
+	if err == nil {
+		s.ws()
+		if s.i != len(s.b) {
+			err = s.fail("invalid character after top-level value")
+		}
+	}
+	return w, s.typeErr, err
+}
+
+type skimmer struct {
+	b       []byte
+	i       int
+	depth   int
+	typeErr string
+}
+
+// maxDepth bounds nesting as encoding/json does, so a hostile line cannot
+// exhaust the stack.
+const maxDepth = 10000
+
+var errSyntax = errors.New("syntax error")
+
+type skimError struct {
+	msg    string
+	offset int
+}
+
+func (e *skimError) Error() string { return e.msg + " at byte " + strconv.Itoa(e.offset+1) }
+
+func (e *skimError) Unwrap() error { return errSyntax }
+
+func (s *skimmer) fail(msg string) error { return &skimError{msg, s.i} }
+
+func (s *skimmer) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *skimmer) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// object reads an object, calling member for each key with s positioned at
+// its value; member must consume the value.
+func (s *skimmer) object(member func(key []byte) error) error {
+	if s.peek() != '{' {
+		return s.fail("expected an object")
+	}
+	if s.depth++; s.depth > maxDepth {
+		return s.fail("nested too deeply")
+	}
+	defer func() { s.depth-- }()
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return s.fail("expected a member name")
+		}
+		key, escaped, err := s.rawString()
+		if err != nil {
+			return err
+		}
+		if escaped {
+			var k string
+			if json.Unmarshal(s.b[s.i-len(key)-2:s.i], &k) != nil {
+				return s.fail("invalid member name")
+			}
+			key = []byte(k)
+		}
+		if s.peek() != ':' {
+			return s.fail("expected ':' after a member name")
+		}
+		s.i++
+		if err := member(key); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected ',' or '}' after a member")
+		}
+	}
+}
+
+// array reads an array, calling elem with s positioned at each element.
+func (s *skimmer) array(elem func() error) error {
+	if s.peek() != '[' {
+		return s.fail("expected an array")
+	}
+	if s.depth++; s.depth > maxDepth {
+		return s.fail("nested too deeply")
+	}
+	defer func() { s.depth-- }()
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected ',' or ']' after an array element")
+		}
+	}
+}
+
+// rawString reads a string at s.i and returns its bytes between the quotes
+// and whether they contain an escape.
+func (s *skimmer) rawString() (raw []byte, escaped bool, err error) {
+	start := s.i + 1
+	for j := start; ; {
+		k := bytes.IndexByte(s.b[j:], '"')
+		if k < 0 {
+			s.i = len(s.b)
+			return nil, false, s.fail("unterminated string")
+		}
+		j += k
+		n := 0 // backslashes right before the quote
+		for n < j-start && s.b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			raw = s.b[start:j]
+			s.i = j + 1
+			return raw, bytes.IndexByte(raw, '\\') >= 0, nil
+		}
+		j++
+	}
+}
+
+// skip reads and discards any value.
+func (s *skimmer) skip() error {
+	switch s.peek() {
+	case '"':
+		_, _, err := s.rawString()
+		return err
+	case '{':
+		return s.object(func([]byte) error { return s.skip() })
+	case '[':
+		return s.array(s.skip)
+	}
+	_, err := s.literal()
+	return err
+}
+
+// literal reads true, false, null or a number.
+func (s *skimmer) literal() ([]byte, error) {
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E' {
+			s.i++
+			continue
+		}
+		break
+	}
+	lit := s.b[start:s.i]
+	switch string(lit) {
+	case "true", "false", "null":
+		return lit, nil
+	}
+	if !isNumber(lit) {
+		s.i = start
+		return nil, s.fail("invalid value")
+	}
+	return lit, nil
+}
+
+// isNumber checks JSON number syntax: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
+func isNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// mistyped records the first field with an unexpected type and skips it.
+func (s *skimmer) mistyped(field string) error {
+	if s.typeErr == "" {
+		s.typeErr = field
+	}
+	return s.skip()
+}
+
+// str reads a string into *dst; null leaves it unchanged.
+func (s *skimmer) str(dst *string, field string) error {
+	switch s.peek() {
+	case '"':
+		start := s.i
+		raw, escaped, err := s.rawString()
+		if err != nil {
+			return err
+		}
+		if !escaped && utf8.Valid(raw) {
+			*dst = string(raw)
+			return nil
+		}
+		if json.Unmarshal(s.b[start:s.i], dst) != nil {
+			return s.fail("invalid string")
+		}
+		return nil
+	case 'n':
+		_, err := s.literal()
+		return err
+	}
+	return s.mistyped(field)
+}
+
+// strPtr reads a string into *dst; null sets it to nil.
+func (s *skimmer) strPtr(dst **string, field string) error {
+	if s.peek() == '"' {
+		v := ""
+		*dst = &v
+		return s.str(&v, field)
+	}
+	return s.nullOr(func() { *dst = nil }, field)
+}
+
+// nullOr consumes null (calling set) or records a type error.
+func (s *skimmer) nullOr(set func(), field string) error {
+	if s.peek() == 'n' {
+		lit, err := s.literal()
+		if err == nil && string(lit) == "null" {
+			set()
+		}
+		return err
+	}
+	return s.mistyped(field)
+}
+
+func (s *skimmer) float(dst **float64, field string) error {
+	if c := s.peek(); c == '-' || c >= '0' && c <= '9' {
+		start := s.i
+		lit, err := s.literal()
+		if err != nil {
+			return err
+		}
+		v, perr := strconv.ParseFloat(string(lit), 64)
+		if perr != nil {
+			s.i = start
+			return s.mistyped(field) // out of range, as encoding/json
+		}
+		*dst = &v
+		return nil
+	}
+	return s.nullOr(func() { *dst = nil }, field)
+}
+
+func (s *skimmer) int(dst **int, field string) error {
+	if c := s.peek(); c == '-' || c >= '0' && c <= '9' {
+		start := s.i
+		lit, err := s.literal()
+		if err != nil {
+			return err
+		}
+		v, perr := strconv.Atoi(string(lit))
+		if perr != nil {
+			s.i = start
+			return s.mistyped(field)
+		}
+		*dst = &v
+		return nil
+	}
+	return s.nullOr(func() { *dst = nil }, field)
+}
+
+func (s *skimmer) bool(dst **bool, field string) error {
+	switch s.peek() {
+	case 't', 'f':
+		lit, err := s.literal()
+		if err != nil {
+			return err
+		}
+		switch string(lit) {
+		case "true":
+			*dst = boolPtr(true)
+		case "false":
+			*dst = boolPtr(false)
+		default:
+			return s.fail("invalid value")
+		}
+		return nil
+	}
+	return s.nullOr(func() { *dst = nil }, field)
+}
+
+// list reads an array of objects, decoding each with member; null sets the
+// slice to nil. A non-object element is a type error and stays zero.
+func list[T any](s *skimmer, dst *[]T, field string, member func(v *T, key []byte, field string) error) error {
+	if s.peek() != '[' {
+		return s.nullOr(func() { *dst = nil }, field)
+	}
+	out := (*dst)[:0]
+	err := s.array(func() error {
+		var v T
+		var err error
+		if s.peek() == '{' {
+			err = s.object(func(key []byte) error { return member(&v, key, field) })
+		} else {
+			err = s.mistyped(field)
+		}
+		out = append(out, v)
+		return err
+	})
+	*dst = out
+	return err
+}
+
+func (s *skimmer) rowField(w *rowWire, key []byte) error {
+	switch string(key) {
+	case "test_id":
+		return s.strPtr(&w.TestID, "test_id")
+	case "testId":
+		return s.strPtr(&w.TestIDCamel, "testId")
+	case "eval_id":
+		return s.strPtr(&w.EvalID, "eval_id")
+	case "suite":
+		return s.strPtr(&w.Suite, "suite")
+	case "dataset":
+		return s.strPtr(&w.Dataset, "dataset")
+	case "eval_set":
+		return s.strPtr(&w.EvalSet, "eval_set")
+	case "target":
+		return s.str(&w.Target, "target")
+	case "variant":
+		return s.str(&w.Variant, "variant")
+	case "eval_path":
+		return s.strPtr(&w.EvalPath, "eval_path")
+	case "evalPath":
+		return s.strPtr(&w.EvalPathCamel, "evalPath")
+	case "score":
+		return s.float(&w.Score, "score")
+	case "execution_status":
+		return s.strPtr(&w.ExecutionStatus, "execution_status")
+	case "executionStatus":
+		return s.strPtr(&w.ExecutionStatusCamel, "executionStatus")
+	case "error":
+		return s.str(&w.Error, "error")
+	case "failure_stage":
+		return s.strPtr(&w.FailureStage, "failure_stage")
+	case "failureStage":
+		return s.strPtr(&w.FailureStageCamel, "failureStage")
+	case "scores":
+		return list(s, &w.Scores, "scores", s.graderField)
+	case "evaluator_results":
+		return list(s, &w.EvaluatorResults, "evaluator_results", s.graderField)
+	case "samples":
+		return list(s, &w.Samples, "samples", s.repeatField)
+	case "attempts":
+		return list(s, &w.Attempts, "attempts", s.repeatField)
+	case "trials":
+		return list(s, &w.Trials, "trials", s.repeatField)
+	case "workspace_path":
+		return s.strPtr(&w.WorkspacePath, "workspace_path")
+	case "workspacePath":
+		return s.strPtr(&w.WorkspacePathCamel, "workspacePath")
+	case "file_changes_path":
+		return s.str(&w.FileChangesPath, "file_changes_path")
+	case "result_dir":
+		return s.strPtr(&w.ResultDir, "result_dir")
+	case "resultDir":
+		return s.strPtr(&w.ResultDirCamel, "resultDir")
+	case "artifact_dir":
+		return s.strPtr(&w.ArtifactDir, "artifact_dir")
+	case "artifactDir":
+		return s.strPtr(&w.ArtifactDirCaml, "artifactDir")
+	case "grading_path":
+		return s.strPtr(&w.GradingPath, "grading_path")
+	case "gradingPath":
+		return s.strPtr(&w.GradingPathCaml, "gradingPath")
+	}
+	return s.skip()
+}
+
+func (s *skimmer) graderField(g *graderWire, key []byte, list string) error {
+	switch string(key) {
+	case "name":
+		return s.str(&g.Name, list+".name")
+	case "type":
+		return s.str(&g.Type, list+".type")
+	case "score":
+		return s.float(&g.Score, list+".score")
+	case "weight":
+		return s.float(&g.Weight, list+".weight")
+	case "verdict":
+		return s.str(&g.Verdict, list+".verdict")
+	case "pass":
+		return s.bool(&g.Pass, list+".pass")
+	}
+	return s.skip()
+}
+
+func (s *skimmer) repeatField(r *repeatWire, key []byte, list string) error {
+	switch string(key) {
+	case "sample":
+		return s.int(&r.Sample, list+".sample")
+	case "attempt":
+		return s.int(&r.Attempt, list+".attempt")
+	case "sample_path":
+		return s.str(&r.SamplePath, list+".sample_path")
+	case "attempt_path":
+		return s.str(&r.AttemptPath, list+".attempt_path")
+	case "run_path":
+		return s.str(&r.RunPath, list+".run_path")
+	case "score":
+		return s.float(&r.Score, list+".score")
+	case "status":
+		return s.str(&r.Status, list+".status")
+	case "verdict":
+		return s.str(&r.Verdict, list+".verdict")
+	}
+	return s.skip()
+}
