@@ -87,6 +87,8 @@ func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
 		t.Fatalf("ptytest: open pseudo-terminal: %v", err)
 	}
 	if err := pty.Setsize(ptm, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+		ptm.Close()
+		tty.Close()
 		t.Fatalf("ptytest: set terminal size: %v", err)
 	}
 	tm := &Term{
