@@ -95,6 +95,9 @@ func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) (answerCu
 	if d.WorkspacePath != "" {
 		p.field("workspace", termtext.SanitizeLine(d.WorkspacePath))
 	}
+	for _, w := range d.Warnings {
+		p.field("note", termtext.SanitizeLine(w.Msg))
+	}
 	return answerCut
 }
 

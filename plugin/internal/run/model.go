@@ -34,13 +34,13 @@ const (
 
 // Run is one opened run.
 type Run struct {
-	Dir      string // absolute run directory (for a flat file: its folder)
-	ID       string // run id: the run directory's base name (flat: file name without .jsonl)
-	Manifest string // absolute path of the manifest that was read
-	Layout   Layout
-	Rows     int     // rows read from the manifest, before dedupe
-	Cases    []*Case // deduplicated (last row wins), in manifest order of first appearance
-	Warnings []Warning
+	Dir      string    `json:"dir,omitempty"`      // absolute run directory (for a flat file: its folder)
+	ID       string    `json:"i_d,omitempty"`      // run id: the run directory's base name (flat: file name without .jsonl)
+	Manifest string    `json:"manifest,omitempty"` // absolute path of the manifest that was read
+	Layout   Layout    `json:"layout,omitempty"`
+	Rows     int       `json:"rows,omitempty"`  // rows read from the manifest, before dedupe
+	Cases    []*Case   `json:"cases,omitempty"` // deduplicated (last row wins), in manifest order of first appearance
+	Warnings []Warning `json:"warnings,omitempty"`
 
 	opts Options
 	byID map[string][]*Case // test_id -> cases, for Find and Ref
@@ -50,51 +50,51 @@ type Run struct {
 // (a truncated last line after a crash, duplicates collapsed, a summary
 // count that disagrees with the manifest, ...).
 type Warning struct {
-	File string // path relative to the run dir when inside it
-	Line int    // 1-based; 0 when not about a line
-	Msg  string
+	File string `json:"file,omitempty"` // path relative to the run dir when inside it
+	Line int    `json:"line,omitempty"` // 1-based; 0 when not about a line
+	Msg  string `json:"msg,omitempty"`
 }
 
 // Case is the light, always-in-memory view of one deduplicated result row.
 // It holds what status, list and triage need; Run.Detail loads the rest.
 type Case struct {
-	Index    int    // 0-based position in Run.Cases
-	TestID   string // test_id, eval_id or testId
-	Target   string
-	Variant  string
-	Suite    string // suite, dataset or eval_set
-	EvalPath string // eval_path (part of AgentV's dedupe key)
+	Index    int    `json:"index"`   // 0-based position in Run.Cases
+	TestID   string `json:"test_id"` // test_id, eval_id or testId
+	Target   string `json:"target,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Suite    string `json:"suite,omitempty"`     // suite, dataset or eval_set
+	EvalPath string `json:"eval_path,omitempty"` // eval_path (part of AgentV's dedupe key)
 
-	Score           float64
-	Outcome         Outcome
-	ExecutionStatus string // raw execution_status, "" when absent
-	Error           string // one-line error for errored rows (may be long; sanitise before display)
-	FailureStage    string
+	Score           float64 `json:"score"`
+	Outcome         Outcome `json:"outcome"`
+	ExecutionStatus string  `json:"execution_status,omitempty"` // raw execution_status, "" when absent
+	Error           string  `json:"error,omitempty"`            // one-line error for errored rows (may be long; sanitise before display)
+	FailureStage    string  `json:"failure_stage,omitempty"`
 
-	Graders []GraderSummary // one per scores[] entry (or legacy equivalent), in row order
-	Samples []SampleSummary // samples[] / attempts[] / trials[], in order; empty when the row has none
+	Graders []GraderSummary `json:"graders,omitempty"` // one per scores[] entry (or legacy equivalent), in row order
+	Samples []SampleSummary `json:"samples,omitempty"` // samples[] / attempts[] / trials[], in order; empty when the row has none
 
-	HasWorkspace bool // workspace_path or file_changes_path present
-	Duplicates   int  // number of earlier rows this one replaced
+	HasWorkspace bool `json:"has_workspace,omitempty"` // workspace_path or file_changes_path present
+	Duplicates   int  `json:"duplicates,omitempty"`    // number of earlier rows this one replaced
 
 	// OverwrittenBy is the target of a later row that shares this case's
 	// result folder, "" when the folder is this case's own. AgentV 4.42.4
 	// writes <suite>/<test_id>/ once per test, not per target, so in a
 	// multi-target run the answer and grading.json there are the last
 	// target's; Detail then reports them as missing for the others.
-	OverwrittenBy string
+	OverwrittenBy string `json:"overwritten_by,omitempty"`
 
-	Loc RowLoc // where the winning row lives, for Detail
+	Loc RowLoc `json:"-"` // where the winning row lives, for Detail
 }
 
 // GraderSummary is one grader's result as listed in the row.
 type GraderSummary struct {
-	Name    string
-	Type    string
-	Score   *float64 // nil when absent
-	Pass    *bool    // nil when unknown or skipped
-	Verdict string   // raw verdict ("pass", "fail", "skip") or "" (v5 uses pass)
-	Weight  *float64
+	Name    string   `json:"name,omitempty"`
+	Type    string   `json:"type,omitempty"`
+	Score   *float64 `json:"score"`             // nil when absent
+	Pass    *bool    `json:"pass,omitempty"`    // nil when unknown or skipped
+	Verdict string   `json:"verdict,omitempty"` // raw verdict ("pass", "fail", "skip") or "" (v5 uses pass)
+	Weight  *float64 `json:"weight,omitempty"`
 }
 
 // Key is the documented evaluator_overrides key: "type:name".
@@ -102,82 +102,85 @@ func (g GraderSummary) Key() string { return g.Type + ":" + g.Name }
 
 // SampleSummary is one repeat of a case (sample, attempt or trial).
 type SampleSummary struct {
-	Label string   // "sample-1", "run-1", "attempt-0", ...
-	Score *float64 // nil when absent
-	Pass  *bool    // nil when unknown / skipped
-	Path  string   // sample_path / run_path relative to the result dir, "" when none
+	Label string   `json:"label,omitempty"` // "sample-1", "run-1", "attempt-0", ...
+	Score *float64 `json:"score"`           // nil when absent
+	Pass  *bool    `json:"pass,omitempty"`  // nil when unknown / skipped
+	Path  string   `json:"path,omitempty"`  // sample_path / run_path relative to the result dir, "" when none
 }
 
 // RowLoc locates a row's bytes in the manifest.
 type RowLoc struct {
-	Line   int   // 1-based line number
-	Offset int64 // byte offset of the line start
-	Length int   // byte length of the line, without the newline
+	Line   int   `json:"line,omitempty"`   // 1-based line number
+	Offset int64 `json:"offset,omitempty"` // byte offset of the line start
+	Length int   `json:"length,omitempty"` // byte length of the line, without the newline
 }
 
 // Detail is everything known about one case, loaded on demand.
 type Detail struct {
-	Case    *Case
-	Graders []Grader // full graders: from the row, enriched by grading.json when present
-	Samples []Sample // full samples with their graders
+	Case    *Case    `json:"-"`
+	Graders []Grader `json:"graders,omitempty"` // full graders: from the row, enriched by grading.json when present
+	Samples []Sample `json:"samples,omitempty"` // full samples with their graders
 
-	Answer      Text // the final answer the graders judged
-	Input       Text // the input / prompt
-	FileChanges Text // workspace diff, when the run has one
+	Answer      Text `json:"answer,omitempty"`       // the final answer the graders judged
+	Input       Text `json:"input,omitempty"`        // the input / prompt
+	FileChanges Text `json:"file_changes,omitempty"` // workspace diff, when the run has one
 
-	WorkspacePath string
-	FailureReason string // failure_reason_code
-	DurationMS    *float64
-	Tokens        *TokenUsage
-	CostUSD       *float64
-	Checks        []Check // row-level assertions / hits / misses not tied to a grader
-	Reasoning     string  // row-level reasoning (legacy)
-	Timestamp     string
-	Sidecars      []Sidecar // every sidecar path the row names, with presence
-	Warnings      []Warning // sidecars not followed or unreadable, shared folders, ...
+	WorkspacePath string      `json:"workspace_path,omitempty"`
+	FailureReason string      `json:"failure_reason,omitempty"` // failure_reason_code
+	DurationMS    *float64    `json:"duration_ms,omitempty"`
+	Tokens        *TokenUsage `json:"tokens,omitempty"`
+	CostUSD       *float64    `json:"cost_usd,omitempty"`
+	Checks        []Check     `json:"checks,omitempty"`    // row-level assertions / hits / misses not tied to a grader
+	Reasoning     string      `json:"reasoning,omitempty"` // row-level reasoning (legacy)
+	Timestamp     string      `json:"timestamp,omitempty"`
+	Sidecars      []Sidecar   `json:"sidecars,omitempty"` // every sidecar path the row names, with presence
+	Warnings      []Warning   `json:"warnings,omitempty"` // sidecars not followed or unreadable, shared folders, ...
 }
 
 // Grader is one grader's full result.
 type Grader struct {
 	GraderSummary
-	Reason   string  // reason / reasoning
-	Checks   []Check // assertions / expectations / hits+misses / component_results
-	Children []Grader
+	Reason   string   `json:"reason,omitempty"` // reason / reasoning
+	Checks   []Check  `json:"checks,omitempty"` // assertions / expectations / hits+misses / component_results
+	Children []Grader `json:"children,omitempty"`
 }
 
 // Check is one per-check piece of evidence.
 type Check struct {
-	Text     string
-	Passed   bool
-	Evidence string
+	Text     string `json:"text,omitempty"`
+	Passed   bool   `json:"passed"`
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Sample is one repeat with its graders.
 type Sample struct {
 	SampleSummary
-	Graders []Grader
+	Graders []Grader `json:"graders,omitempty"`
 }
 
 // TokenUsage mirrors token_usage.
 type TokenUsage struct {
-	Input, Output, Reasoning, Cached *float64
+	Input     *float64 `json:"input,omitempty"`
+	Output    *float64 `json:"output,omitempty"`
+	Reasoning *float64 `json:"reasoning,omitempty"`
+	Cached    *float64 `json:"cached,omitempty"`
 }
 
 // Text is a piece of text that may live inline in the row or in a sidecar
 // file. Large sidecars are read only up to a limit; Path lets a pager read
 // the whole file.
 type Text struct {
-	Present   bool   // false when the row names no source at all
-	Missing   bool   // the row names a sidecar that is not on disk
-	Path      string // absolute sidecar path, "" for inline text
-	Content   string // (head of) the text, raw — sanitise before display
-	Truncated bool   // Content is only the first part of the file
-	Size      int64  // full size in bytes when known
+	Present   bool   `json:"present"`             // false when the row names no source at all
+	Missing   bool   `json:"missing"`             // the row names a sidecar that is not on disk
+	Path      string `json:"path,omitempty"`      // absolute sidecar path, "" for inline text
+	Content   string `json:"content,omitempty"`   // (head of) the text, raw — sanitise before display
+	Truncated bool   `json:"truncated,omitempty"` // Content is only the first part of the file
+	Size      int64  `json:"size,omitempty"`      // full size in bytes when known
 }
 
 // Sidecar is a path named by a row.
 type Sidecar struct {
-	Field   string // e.g. "grading_path"
-	Path    string // absolute
-	Present bool
+	Field   string `json:"field,omitempty"` // e.g. "grading_path"
+	Path    string `json:"path,omitempty"`  // absolute
+	Present bool   `json:"present"`
 }
