@@ -24,6 +24,9 @@ func demoCommand(s *Streams) *cli.Command {
 }
 
 func demoAction(s *Streams, c *cli.Context, _ []string) error {
+	if err := needTerminal(s); err != nil {
+		return err
+	}
 	dir := c.String("dir")
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "agentv-review-demo-")

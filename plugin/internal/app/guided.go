@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -39,9 +40,8 @@ func guidedAction(s *Streams, c *cli.Context, args []string) error {
 
 // guided runs the interactive review of the run named by target.
 func guided(s *Streams, c *cli.Context, target string) error {
-	if !s.CanPrompt() {
-		return clierr.Usage("the guided review needs a terminal",
-			"in scripts and CI use the non-interactive commands: status, list, show, set, apply (see '"+prog+" --help')")
+	if err := needTerminal(s); err != nil {
+		return err
 	}
 	scope, filter, err := scopeOf(c, "")
 	if err != nil {
@@ -60,7 +60,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		return err
 	}
 	defer release()
-	prior, err := priorVerdicts(st, c.String("previous"), c.Bool("no-carry-forward"))
+	earlier, err := earlierRuns(st, c.String("previous"), c.Bool("no-carry-forward"))
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,8 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		width, height = max(w, 40), max(h, 20)
 	}
 	res, err := review.Run(review.Config{
-		Run: st.run, Paths: st.paths, Existing: st.feedback, Legacy: st.legacy, Draft: st.draft, Prior: prior,
+		Run: st.run, Paths: st.paths, Existing: st.feedback, Legacy: st.legacy, Draft: st.draft,
+		Prior: priorVerdicts(earlier), RunsPattern: runsPattern(earlier),
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
 		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: time.Now, Catalog: cat,
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version},
@@ -80,6 +81,16 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	}
 	if res.Written == "" && res.Quit {
 		fmt.Fprintf(s.Err, "%s: draft kept: %s\n", prog, st.paths.Draft)
+	}
+	return nil
+}
+
+// needTerminal fails fast, pointing at the scriptable commands, when the
+// guided review cannot prompt.
+func needTerminal(s *Streams) error {
+	if s.TTYOut == nil || !prompt.CanPrompt(s.In, s.TTYOut) {
+		return clierr.Usage("the guided review needs a terminal",
+			"in scripts and CI use the non-interactive commands: status, list, show, set, apply (see '"+prog+" --help')")
 	}
 	return nil
 }
@@ -118,29 +129,32 @@ func (s *Streams) pager(text string) error {
 	return cmd.Run()
 }
 
-// priorVerdicts collects earlier runs' judgments for carry-forward: from
-// --previous, else from every sibling run older than this one (a newer
-// judgment of a case replaces an older one).
-func priorVerdicts(st *runState, previous string, off bool) (map[string]review.PriorVerdict, error) {
-	if off {
+// earlierRuns lists the runs before st's, oldest first: --previous, else
+// the sibling runs that sort before it; none with --no-carry-forward.
+func earlierRuns(st *runState, previous string, off bool) ([]string, error) {
+	switch {
+	case off:
 		return nil, nil
-	}
-	var dirs []string
-	if previous != "" {
+	case previous != "":
 		r, err := run.Open(previous, run.Options{})
 		if err != nil {
 			return nil, err
 		}
-		dirs = []string{r.Dir}
-	} else {
-		siblings, err := run.Candidates(filepath.Dir(st.run.Dir))
-		if err != nil {
-			return nil, nil // no readable siblings: nothing to carry forward
-		}
-		if i := slices.Index(siblings, st.run.Dir); i >= 0 {
-			dirs = siblings[:i]
-		}
+		return []string{r.Dir}, nil
 	}
+	siblings, err := run.Candidates(filepath.Dir(st.run.Dir))
+	if err != nil {
+		return nil, nil // no readable siblings: nothing to carry forward
+	}
+	if i := slices.Index(siblings, st.run.Dir); i >= 0 {
+		return siblings[:i], nil
+	}
+	return nil, nil
+}
+
+// priorVerdicts collects the judgments of earlier runs for carry-forward; a
+// newer judgment of a case replaces an older one.
+func priorVerdicts(dirs []string) map[string]review.PriorVerdict {
 	prior := map[string]review.PriorVerdict{}
 	for _, dir := range dirs {
 		f, _, err := loadIfExists(feedback.PathsFor(dir, "").Feedback)
@@ -151,5 +165,40 @@ func priorVerdicts(st *runState, previous string, off bool) (map[string]review.P
 			prior[review.Key(c.TestID, c.Target, c.Variant)] = review.PriorVerdict{RunID: f.RunID, Case: c}
 		}
 	}
-	return prior, nil
+	return prior
+}
+
+// maxPatternRuns bounds how many earlier runs a runs pattern reads.
+const maxPatternRuns = 5
+
+// runsPattern returns a function giving a case's outcomes in the last few
+// earlier runs and this one ("P P F"). The earlier manifests are read once,
+// on first use.
+func runsPattern(dirs []string) func(c *run.Case) string {
+	if len(dirs) == 0 {
+		return nil
+	}
+	dirs = dirs[max(0, len(dirs)-maxPatternRuns):]
+	var outcomes []map[string]run.Outcome
+	load := sync.OnceFunc(func() {
+		for _, dir := range dirs {
+			r, err := run.Open(dir, run.Options{})
+			if err != nil {
+				continue
+			}
+			m := map[string]run.Outcome{}
+			for _, c := range r.Cases {
+				m[review.Key(c.TestID, c.Target, c.Variant)] = c.Outcome
+			}
+			outcomes = append(outcomes, m)
+		}
+	})
+	return func(c *run.Case) string {
+		load()
+		marks := make([]string, 0, len(outcomes)+1)
+		for _, m := range outcomes {
+			marks = append(marks, review.OutcomeMark(m[review.Key(c.TestID, c.Target, c.Variant)]))
+		}
+		return strings.Join(append(marks, review.OutcomeMark(c.Outcome)), " ")
+	}
 }

@@ -175,7 +175,11 @@ func (p *printer) text(label string, t run.Text, maxLines int, moreHint string) 
 	case !t.Present:
 		return false
 	case t.Missing:
-		p.field(label, "missing: "+termtext.SanitizeLine(t.Path)+" is not on disk")
+		msg := "missing"
+		if t.Path != "" {
+			msg += ": " + termtext.SanitizeLine(t.Path) + " is not on disk"
+		}
+		p.field(label, msg)
 		return false
 	}
 	size := ""

@@ -53,6 +53,12 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		Heading:   fmt.Sprintf("case %d of %d", pos+1, len(s.items)),
 		PagerHint: "choose 'Read the whole answer'",
 	})
+	var runs string
+	if s.RunsPattern != nil {
+		if runs = s.RunsPattern(c); strings.Contains(runs, " ") {
+			s.say("runs      %s (oldest first, this run last)\n", runs)
+		}
+	}
 	if hasPrior {
 		state := "same output"
 		if !same {
@@ -101,11 +107,8 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	if err := s.askDetails(&entry, c, d, earlier); err != nil {
 		return false, err
 	}
-	if verdict == feedback.Flaky {
-		entry.FlakyEvidence = &feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples)}
-		if hasPrior && prior.Case.Automated != nil {
-			entry.FlakyEvidence.Runs = outcomeMark(prior.Case.Automated.Outcome) + " " + outcomeMark(string(c.Outcome))
-		}
+	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && ev != (feedback.FlakyEvidence{}) {
+		entry.FlakyEvidence = &ev
 	}
 	entry.ReviewedAt, entry.Reviewer, entry.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
 	return false, s.record(entry)
@@ -313,12 +316,16 @@ func Fingerprint(d *run.Detail, graders []feedback.GraderResult) (string, error)
 	return feedback.Fingerprint(answer, graders)
 }
 
-func outcomeMark(outcome string) string {
-	switch outcome {
-	case string(run.Passed):
+// OutcomeMark is an outcome's letter in a pattern such as "P F E":
+// P passed, F failed, E errored, ? unknown.
+func OutcomeMark(o run.Outcome) string {
+	switch o {
+	case run.Passed:
 		return "P"
-	case string(run.Failed), string(run.Errored):
+	case run.Failed:
 		return "F"
+	case run.Errored:
+		return "E"
 	}
 	return "?"
 }
