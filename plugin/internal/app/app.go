@@ -47,11 +47,6 @@ func Std() *Streams {
 	return s
 }
 
-// CanPrompt reports whether interactive prompts can be shown.
-func (s *Streams) CanPrompt() bool {
-	return s.TTYOut != nil && s.In != nil && term.IsTerminal(int(s.In.Fd()))
-}
-
 // Main runs the command line and returns the exit code.
 func Main(args []string, s *Streams) int {
 	err := New(s).Run(args)
@@ -103,6 +98,11 @@ func New(s *Streams) *cli.App {
 			listCommand(s),
 			showCommand(s),
 			validateCommand(s),
+			historyCommand(s),
+			setCommand(s),
+			applyCommand(s),
+			exportCommand(s),
+			agreeCommand(s),
 			docsCommand(s),
 			skillCommand(s),
 			schemaCommand(s),

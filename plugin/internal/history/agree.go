@@ -1,0 +1,98 @@
+package history
+
+import (
+	"slices"
+
+	"agentv-review/plugin/internal/feedback"
+)
+
+// Verdicts are the categories of Cohen's kappa, in the catalog's order.
+var Verdicts = []string{feedback.Acceptable, feedback.NeedsImprovement, feedback.Incorrect, feedback.Flaky}
+
+// Agreement compares two reviewers' judgments of one run. Entries are
+// matched by (test_id, target, variant) exactly.
+type Agreement struct {
+	Both     int      `json:"both"`   // cases both judged
+	Agreed   int      `json:"agreed"` // of those, with the same verdict
+	Observed float64  `json:"observed_agreement"`
+	Expected float64  `json:"expected_agreement"`
+	Kappa    *float64 `json:"kappa"` // nil when no case was judged by both
+	// Matrix[i][j] counts cases A judged Verdicts[i] and B Verdicts[j].
+	Matrix    [4][4]int  `json:"matrix"`
+	Conflicts []Conflict `json:"conflicts"`
+	OnlyA     []CaseKey  `json:"only_a"`
+	OnlyB     []CaseKey  `json:"only_b"`
+}
+
+// CaseKey names a judged case.
+type CaseKey struct {
+	TestID  string `json:"test_id"`
+	Target  string `json:"target,omitempty"`
+	Variant string `json:"variant,omitempty"`
+}
+
+// Conflict is a case the reviewers judged differently.
+type Conflict struct {
+	CaseKey
+	A string `json:"a"`
+	B string `json:"b"`
+}
+
+// Agree compares a's and b's per_case entries.
+//
+// Cohen's kappa = (po − pe) / (1 − pe) over the cases both judged, with
+// po the share of cases with the same verdict and pe = Σ_k pA(k)·pB(k) the
+// agreement expected by chance from each reviewer's verdict frequencies.
+// When pe = 1 both reviewers gave every case the same single verdict, so
+// po = 1 as well and the formula is 0/0: kappa is then defined as 1
+// (perfect agreement), not left undefined.
+func Agree(a, b *feedback.File) Agreement {
+	ag := Agreement{Conflicts: []Conflict{}, OnlyA: []CaseKey{}, OnlyB: []CaseKey{}}
+	inB := map[CaseKey]string{}
+	for _, c := range b.PerCase {
+		inB[keyOfCase(c)] = c.Verdict
+	}
+	var countA, countB [4]int
+	for _, c := range a.PerCase {
+		k := keyOfCase(c)
+		vb, ok := inB[k]
+		if !ok {
+			ag.OnlyA = append(ag.OnlyA, k)
+			continue
+		}
+		delete(inB, k)
+		i, j := slices.Index(Verdicts, c.Verdict), slices.Index(Verdicts, vb)
+		ag.Both++
+		ag.Matrix[i][j]++
+		countA[i]++
+		countB[j]++
+		if i == j {
+			ag.Agreed++
+		} else {
+			ag.Conflicts = append(ag.Conflicts, Conflict{CaseKey: k, A: c.Verdict, B: vb})
+		}
+	}
+	for _, c := range b.PerCase {
+		if k := keyOfCase(c); inB[k] != "" {
+			ag.OnlyB = append(ag.OnlyB, k)
+		}
+	}
+	if ag.Both == 0 {
+		return ag
+	}
+	n := float64(ag.Both)
+	ag.Observed = float64(ag.Agreed) / n
+	for k := range Verdicts {
+		ag.Expected += float64(countA[k]) / n * float64(countB[k]) / n
+	}
+	kappa := 1.0
+	if ag.Expected < 1 {
+		kappa = (ag.Observed - ag.Expected) / (1 - ag.Expected)
+	}
+	ag.Kappa = &kappa
+	return ag
+}
+
+func keyOfCase(c feedback.Case) CaseKey {
+	return CaseKey{TestID: c.TestID, Target: c.Target, Variant: c.Variant}
+}
