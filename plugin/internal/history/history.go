@@ -122,6 +122,18 @@ func Build(runs []Run) Report {
 	for _, r := range runs {
 		rate := RunRate{RunID: r.Run.ID, RunDir: r.Run.Dir, Cases: len(r.Run.Cases)}
 		for _, c := range r.Run.Cases {
+			trail(key{c.TestID, c.Target, c.Variant}) // cases keep their order
+		}
+		// A run's legacy notes were written before its review: they come first.
+		for _, n := range r.Notes {
+			t := trail(noteKey(r.Run, n.TestID))
+			st := Step{RunID: r.Run.ID, Verdict: Note, Notes: n.Note}
+			if c := caseOf(r.Run, n.TestID); c != nil {
+				st.Outcome, st.Score = string(c.Outcome), c.Score
+			}
+			t.Steps = append(t.Steps, st)
+		}
+		for _, c := range r.Run.Cases {
 			j := judgment(r.Feedback, c)
 			st := Step{RunID: r.Run.ID, Outcome: string(c.Outcome), Score: c.Score, Verdict: Unreviewed}
 			passed := c.Outcome == run.Passed
@@ -144,14 +156,6 @@ func Build(runs []Run) Report {
 			}
 			t := trail(key{c.TestID, c.Target, c.Variant})
 			st.Output = compare(t.Steps, st.fingerprint)
-			t.Steps = append(t.Steps, st)
-		}
-		for _, n := range r.Notes {
-			t := trail(noteKey(r.Run, n.TestID))
-			st := Step{RunID: r.Run.ID, Verdict: Note, Notes: n.Note}
-			if c := caseOf(r.Run, n.TestID); c != nil {
-				st.Outcome, st.Score = string(c.Outcome), c.Score
-			}
 			t.Steps = append(t.Steps, st)
 		}
 		rate.AutomatedRate = ratio(rate.AutomatedPassed, rate.Cases)

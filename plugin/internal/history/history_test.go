@@ -77,7 +77,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("trail of a: %+v", a)
 	}
 	c := rep.Cases[2].Steps
-	if len(c) != 3 || c[1].Verdict != Unreviewed || c[2].Verdict != Note || c[2].Notes != "looked fine" || c[2].Outcome != "failed" {
+	if len(c) != 3 || c[1].Verdict != Note || c[1].Notes != "looked fine" || c[1].Outcome != "failed" || c[2].Verdict != Unreviewed {
 		t.Errorf("trail of c: %+v", c)
 	}
 }
