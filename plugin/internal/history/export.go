@@ -36,12 +36,22 @@ type Row struct {
 var Header = []string{"date", "run_id", "test_id", "target", "variant", "verdict", "signals",
 	"evaluator_overrides", "notes", "score", "outcome", "reviewer", "reviewer_kind", "carried_from"}
 
-// Rows lists every judgment and legacy note of runs, given oldest first,
-// in run order and then file order. The automated score and outcome are
+// Rows lists every legacy note and judgment of runs, given oldest first:
+// run by run, a run's notes (written before its review) first, then its
+// per_case entries in file order. The automated score and outcome are
 // the snapshot recorded with the judgment, else the run's own.
 func Rows(runs []Run) []Row {
 	rows := []Row{}
 	for _, r := range runs {
+		for _, n := range r.Notes {
+			row := Row{Date: n.Time, RunID: r.Run.ID, TestID: n.TestID, Verdict: Note, Notes: n.Note,
+				Signals: []string{}, Overrides: map[string]string{}}
+			if c := caseOf(r.Run, n.TestID); c != nil {
+				score := c.Score
+				row.Target, row.Variant, row.Score, row.Outcome = c.Target, c.Variant, &score, string(c.Outcome)
+			}
+			rows = append(rows, row)
+		}
 		if f := r.Feedback; f != nil {
 			for _, j := range f.PerCase {
 				row := Row{
@@ -67,15 +77,6 @@ func Rows(runs []Run) []Row {
 				}
 				rows = append(rows, row)
 			}
-		}
-		for _, n := range r.Notes {
-			row := Row{Date: n.Time, RunID: r.Run.ID, TestID: n.TestID, Verdict: Note, Notes: n.Note,
-				Signals: []string{}, Overrides: map[string]string{}}
-			if c := caseOf(r.Run, n.TestID); c != nil {
-				score := c.Score
-				row.Target, row.Variant, row.Score, row.Outcome = c.Target, c.Variant, &score, string(c.Outcome)
-			}
-			rows = append(rows, row)
 		}
 	}
 	return rows

@@ -75,7 +75,7 @@ func TestRowsFallBackToTheRun(t *testing.T) {
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want the judgment and the note", len(rows))
 	}
-	j, n := rows[0], rows[1]
+	n, j := rows[0], rows[1]
 	if j.Date != f.Timestamp || j.Reviewer != "ana" || j.Score == nil || *j.Score != 0.5 || j.Outcome != "failed" {
 		t.Errorf("judgment row %+v: want the file's date and reviewer and the run's score", j)
 	}
