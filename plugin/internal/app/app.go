@@ -170,3 +170,13 @@ func (s *Streams) width() int {
 	}
 	return 100
 }
+
+// requireFlag fails with a usage error when flag was not given. (urfave's
+// own Required check runs before act's, so a flag written after the
+// arguments would be reported as missing instead of misplaced.)
+func requireFlag(c *cli.Context, flag string) error {
+	if c.IsSet(flag) {
+		return nil
+	}
+	return clierr.Usage("missing --"+flag, fmt.Sprintf("see '%s %s --help'", prog, c.Command.Name))
+}

@@ -30,7 +30,7 @@ func applyCommand(s *Streams) *cli.Command {
 			"or JSON Lines, one answer per line: {test_id, target?, variant?, verdict, signals?, notes?,\n" +
 			"evaluator_overrides?, workspace_notes?}. Every answer is checked first; if any is invalid nothing is written.",
 		Flags: append(scriptedFlags(),
-			&cli.StringFlag{Name: "from", Usage: "answers `FILE`, or - for standard input", Required: true, TakesFile: true}),
+			&cli.StringFlag{Name: "from", Usage: "answers `FILE`, or - for standard input", TakesFile: true}),
 		Action: act(s, applyAction, 0, 1, "[run]"),
 	}
 }
@@ -59,6 +59,9 @@ type writeReport struct {
 }
 
 func applyAction(s *Streams, c *cli.Context, args []string) error {
+	if err := requireFlag(c, "from"); err != nil {
+		return err
+	}
 	from := c.String("from")
 	data, name, err := readInput(s, from)
 	if err != nil {

@@ -21,7 +21,7 @@ func exportCommand(s *Streams) *cli.Command {
 			"Signals are joined by \";\" and grader overrides are one \"type:name: note\" line each in CSV;\n" +
 			"JSON Lines keeps them as an array and an object. Notes from older feedback shapes have verdict \"note\".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: csv or jsonl", Required: true},
+			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: csv or jsonl"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` (atomically) instead of standard output", TakesFile: true},
 		},
 		Action: act(s, exportAction, 0, 1, "[results-dir|run]"),
@@ -29,6 +29,9 @@ func exportCommand(s *Streams) *cli.Command {
 }
 
 func exportAction(s *Streams, c *cli.Context, args []string) error {
+	if err := requireFlag(c, "format"); err != nil {
+		return err
+	}
 	write := map[string]func(*bytes.Buffer, []history.Row) error{
 		"csv":   func(b *bytes.Buffer, rows []history.Row) error { return history.WriteCSV(b, rows) },
 		"jsonl": func(b *bytes.Buffer, rows []history.Row) error { return history.WriteJSONL(b, rows) },

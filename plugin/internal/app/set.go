@@ -19,7 +19,7 @@ func setCommand(s *Streams) *cli.Command {
 		Description: "<case> is a test id, test_id@target when several targets ran it, or #N. --signal and --override\n" +
 			"may be repeated; an override is TYPE:NAME=TEXT for one of the case's graders.",
 		Flags: append(scriptedFlags(),
-			&cli.StringFlag{Name: "verdict", Usage: "`VERDICT`: acceptable, needs_improvement, incorrect or flaky", Required: true},
+			&cli.StringFlag{Name: "verdict", Usage: "`VERDICT`: acceptable, needs_improvement, incorrect or flaky"},
 			&cli.GenericFlag{Name: "signal", Usage: "a `SIGNAL` id; repeat for several", Value: &repeated{}},
 			&cli.StringFlag{Name: "note", Usage: "the case's notes (`TEXT`)"},
 			&cli.GenericFlag{Name: "override", Usage: "a note on one grader, `TYPE:NAME=TEXT`; repeatable", Value: &repeated{}},
@@ -37,6 +37,9 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 func (r *repeated) String() string     { return strings.Join(*r, ", ") }
 
 func setAction(s *Streams, c *cli.Context, args []string) error {
+	if err := requireFlag(c, "verdict"); err != nil {
+		return err
+	}
 	target, ref := "", args[0]
 	if len(args) == 2 {
 		target, ref = args[0], args[1]
