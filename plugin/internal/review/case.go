@@ -84,7 +84,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		if keep {
 			carried := prior.Case
 			carried.Target, carried.Variant, carried.Suite = c.Target, c.Variant, c.Suite
-			carried.Automated, carried.Fingerprint = entry.Automated, entry.Fingerprint
+			carried.Automated, carried.Fingerprint, carried.Stale = entry.Automated, entry.Fingerprint, false
 			carried.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: prior.Case.ReviewedAt, Reviewer: prior.Case.Reviewer}
 			carried.ReviewedAt, carried.Reviewer, carried.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
 			return false, s.record(carried)

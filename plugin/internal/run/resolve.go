@@ -330,8 +330,8 @@ var runStamp = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(-\d{3})?Z
 func runTime(p string) time.Time {
 	if m := runStamp.FindString(filepath.Base(p)); m != "" {
 		layout := "2006-01-02T15-04-05Z"
-		if len(m) > len(layout) {
-			layout = "2006-01-02T15-04-05-000Z"
+		if len(m) > len(layout) { // milliseconds: Go parses them only after a dot
+			layout, m = "2006-01-02T15-04-05.000Z", m[:19]+"."+m[20:]
 		}
 		if t, err := time.Parse(layout, m); err == nil {
 			return t
