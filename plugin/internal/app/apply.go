@@ -48,6 +48,9 @@ func scriptedFlags() []cli.Flag {
 // now is the clock of recorded judgments; tests replace it.
 var now = time.Now
 
+// scriptedLockWait is how long set and apply wait for another writer.
+const scriptedLockWait = 3 * time.Second
+
 // writeReport is the --json document of set and apply.
 type writeReport struct {
 	Path         string  `json:"path"`
@@ -425,7 +428,9 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 		e.ReviewedAt, e.Reviewer, e.ReviewerKind = at, name, kind
 	}
 
-	release, err := feedback.Lock(st.paths)
+	// Another set or apply holds the lock for milliseconds: wait for it; a
+	// guided review holds it for its whole session: refuse after the wait.
+	release, err := feedback.LockWait(st.paths, scriptedLockWait)
 	if err != nil {
 		return err
 	}

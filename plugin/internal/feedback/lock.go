@@ -1,6 +1,8 @@
 package feedback
 
 import (
+	"time"
+
 	"github.com/gofrs/flock"
 
 	"agentv-review/plugin/internal/clierr"
@@ -19,8 +21,21 @@ import (
 // is deliberately not deleted (deleting it would let two processes lock two
 // different files).
 func Lock(p Paths) (release func() error, err error) {
+	return LockWait(p, 0)
+}
+
+// LockWait is Lock for writers that hold the lock only for a moment (set,
+// apply): while another process holds it, it retries for up to wait before
+// refusing, so scripted writers started together run one after another
+// instead of failing.
+func LockWait(p Paths, wait time.Duration) (release func() error, err error) {
 	fl := flock.New(p.Lock, flock.SetPermissions(0o644))
+	deadline := time.Now().Add(wait)
 	ok, err := fl.TryLock()
+	for err == nil && !ok && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		ok, err = fl.TryLock()
+	}
 	if err != nil {
 		return nil, &clierr.Error{
 			Code: clierr.CodeFailure, File: p.Lock,
