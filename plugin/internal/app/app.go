@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
 )
 
@@ -65,13 +66,41 @@ func Main(args []string, s *Streams) int {
 
 func report(w io.Writer, err error) {
 	msg := err.Error()
-	if errors.Is(err, clierr.ErrInterrupted) && !strings.Contains(msg, "\n") {
+	if errors.Is(err, clierr.ErrInterrupted) {
 		msg = "interrupted"
 	}
 	fmt.Fprintf(w, "%s: %s\n", prog, termtext.SanitizeLine(msg))
+	var amb *run.AmbiguousError
+	if errors.As(err, &amb) {
+		for _, c := range amb.Candidates { // newest first
+			fmt.Fprintf(w, "  %s\n", termtext.SanitizeLine(c))
+		}
+	}
 	if h := clierr.HintOf(err); h != "" {
 		fmt.Fprintf(w, "%s: hint: %s\n", prog, termtext.SanitizeLine(h))
 	}
+}
+
+// jsonError is what --json commands print on stdout when they fail before
+// printing their document, so scripts always get JSON.
+type jsonError struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Hint    string `json:"hint,omitempty"`
+	} `json:"error"`
+}
+
+// countingWriter notes whether anything was written.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // New builds the urfave/cli app.
@@ -135,15 +164,23 @@ func act(s *Streams, fn action, min, max int, usage string) cli.ActionFunc {
 			return clierr.Usage(fmt.Sprintf("expected %s, got %d argument(s)", usage, len(args)),
 				fmt.Sprintf("see '%s %s --help'", prog, c.Command.Name))
 		}
-		err := fn(s, c, args)
+		out := &countingWriter{w: s.Out}
+		sc := *s
+		sc.Out = out
+		err := fn(&sc, c, args)
 		if err == nil || errors.Is(err, clierr.ErrInterrupted) {
 			return err
 		}
 		var ce *clierr.Error
-		if errors.As(err, &ce) {
-			return err
+		if !errors.As(err, &ce) {
+			err = clierr.Failure(err, err.Error(), "")
 		}
-		return clierr.Failure(err, err.Error(), "")
+		if c.Bool("json") && out.n == 0 {
+			var je jsonError
+			je.Error.Code, je.Error.Message, je.Error.Hint = clierr.Code(err), err.Error(), clierr.HintOf(err)
+			writeJSON(s.Out, je)
+		}
+		return err
 	}
 }
 

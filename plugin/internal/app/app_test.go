@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,5 +213,61 @@ func TestStatusGate(t *testing.T) {
 	}
 	if rep.Reviewed != 6 || rep.Verdicts["flaky"] != 1 || rep.Gate == nil || rep.Gate.Passed || len(rep.Gate.Problems) != 2 {
 		t.Errorf("report %+v gate %+v", rep, rep.Gate)
+	}
+}
+
+func TestJSONErrorsAndAmbiguousRuns(t *testing.T) {
+	project := t.TempDir()
+	runs := filepath.Join(project, ".agentv", "results", "runs", "default")
+	for _, r := range []struct{ name, id string }{{"iterations-1", "2026-11-30T07-51-38-262Z"}, {"iterations-2", "2026-11-30T07-51-40-206Z"}} {
+		if err := os.CopyFS(filepath.Join(runs, r.id), os.DirFS(filepath.Join(corpus, r.name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runApp(t, "status", "--json", project)
+	if code != clierr.CodeInvalid {
+		t.Fatalf("two runs: exit %d, want 3", code)
+	}
+	var je jsonError
+	if err := json.Unmarshal([]byte(out), &je); err != nil || je.Error.Code != 3 || je.Error.Hint == "" {
+		t.Errorf("--json error document %q (%v)", out, err)
+	}
+	newest := strings.Index(stderr, "07-51-40-206Z")
+	oldest := strings.Index(stderr, "07-51-38-262Z")
+	if newest < 0 || oldest < 0 || newest > oldest {
+		t.Errorf("stderr should list both runs, newest first:\n%s", stderr)
+	}
+
+	// An existing feedback.json that is invalid is named with its field.
+	dir := filepath.Join(runs, "2026-11-30T07-51-40-206Z")
+	if err := os.WriteFile(filepath.Join(dir, "feedback.json"), []byte(`{"run_id": "x", "timestamp": "2026-11-30T10:00:00Z"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runApp(t, "status", dir)
+	if code != clierr.CodeInvalid || !strings.Contains(stderr, "feedback.json") || !strings.Contains(stderr, `"reviewer"`) || !strings.Contains(stderr, "hint: ") {
+		t.Errorf("invalid feedback.json: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestShowByListRank: "#N" names the N-th case of list, in review order.
+func TestShowByListRank(t *testing.T) {
+	dir := filepath.Join(corpus, "core-pass-fail-error")
+	_, out, _ := runApp(t, "list", "--json", dir)
+	var rep listReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 4, 15} {
+		code, out, stderr := runApp(t, "show", "--json", dir, fmt.Sprintf("#%d", n))
+		var got showReport
+		if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+			t.Fatalf("show #%d: exit %d\n%s", n, code, stderr)
+		}
+		if got.TestID != rep.Cases[n-1].TestID {
+			t.Errorf("show #%d = %s, list rank %d = %s", n, got.TestID, n, rep.Cases[n-1].TestID)
+		}
+	}
+	if code, _, _ := runApp(t, "show", dir, "#16"); code != clierr.CodeUsage {
+		t.Errorf("show #16 of 15: exit %d, want 2", code)
 	}
 }

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
@@ -103,4 +106,17 @@ func loadIfExists(path string) (*feedback.File, []feedback.LegacyNote, error) {
 		return nil, notes, err
 	}
 	return f, nil, err
+}
+
+// find resolves a case reference. "#N" is the N-th case of `agentv review
+// list` (review order); anything else goes to run.Find.
+func (st *runState) find(ref string) (*run.Case, error) {
+	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil && strings.HasPrefix(ref, "#") {
+		items := st.ranked()
+		if n < 1 || n > len(items) {
+			return nil, clierr.Usage(fmt.Sprintf("no case %s: the run has %d cases", ref, len(items)), "see '"+prog+" list'")
+		}
+		return items[n-1].Case, nil
+	}
+	return st.run.Find(ref)
 }

@@ -52,7 +52,7 @@ func setAction(s *Streams, c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cs, err := st.run.Find(ref)
+	cs, err := st.find(ref)
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,11 @@ func Open(target string, opts Options) (*Run, error) {
 	if target == "" {
 		last, err := lastRunDir(cwd)
 		if err != nil {
+			// No cache: a project root or results folder here still names
+			// its runs, as AgentV walks one level down.
+			if runs, ferr := findRuns(cwd); ferr == nil && len(runs) > 0 {
+				return Open(cwd, opts)
+			}
 			return nil, err
 		}
 		target = last
@@ -379,7 +384,7 @@ func lastRunDir(cwd string) (string, error) {
 			return c.LastRunDir, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", clierr.Usage("no run given and no .agentv/cache.json found from "+cwd+" upward", "pass a run directory: agentv-review <run-dir>")
+			return "", clierr.Usage("no run given and no .agentv/cache.json found from "+cwd+" upward", "pass a run directory: agentv review <run-dir>")
 		}
 	}
 }
