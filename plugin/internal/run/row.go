@@ -96,55 +96,95 @@ func (e *rowError) Error() string { return e.msg }
 
 const rowHint = "every line of an AgentV manifest is one JSON object with a numeric score; re-run `agentv eval` or fix the line"
 
-// parseRow decodes the light view of one manifest line into c. It is the
-// one hot function of Open (see skimRow). Unknown fields with an unexpected type are
-// returned as warnings, not errors: AgentV ignores them too.
-// It also returns the folder holding the row's per-test files.
-func parseRow(line []byte, c *Case, in interner) (dir, warn string, err *rowError) {
+// parseRow decodes the light view of one manifest line into a new Case
+// from a. It is the one hot function of Open (see skimRow). Unknown fields
+// with an unexpected type are returned as warnings, not errors: AgentV
+// ignores them too. It also returns the folder holding the row's per-test
+// files.
+func parseRow(line []byte, sk *skimmer, a *arena) (c *Case, dir, warn string, err *rowError) {
 	if len(line) == 0 || line[0] != '{' {
-		return "", "", &rowError{msg: "not a JSON object", hint: rowHint}
+		return nil, "", "", &rowError{msg: "not a JSON object", hint: rowHint}
 	}
-	w, typeErr, serr := skimRow(line)
+	w, typeErr, serr := sk.row(line)
 	switch {
 	case serr != nil:
-		return "", "", &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
+		return nil, "", "", &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
 	case typeErr == "score":
-		return "", "", &rowError{field: "score", msg: "score is not a number", hint: rowHint}
+		return nil, "", "", &rowError{field: "score", msg: "score is not a number", hint: rowHint}
 	case typeErr != "":
 		warn = fmt.Sprintf("field %q has an unexpected type; ignored", typeErr)
 	}
 	if w.Score == nil {
-		return "", "", &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
+		return nil, "", "", &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
 	}
 	if s := *w.Score; s < 0 || s > 1 {
 		warn = joinWarn(warn, fmt.Sprintf("score %g is outside 0..1; kept as is", s))
 	}
 
+	c = &take(&a.cases, 1)[0]
 	c.TestID = firstSet(w.TestID, w.TestIDCamel, w.EvalID)
-	c.Suite = in.get(firstSet(w.Suite, w.Dataset, w.EvalSet))
-	c.Target = in.get(w.Target)
-	c.Variant = in.get(w.Variant)
+	c.Suite = firstSet(w.Suite, w.Dataset, w.EvalSet)
+	c.Target = w.Target
+	c.Variant = w.Variant
 	c.EvalPath = firstSet(w.EvalPath, w.EvalPathCamel)
 	c.Score = *w.Score
-	c.ExecutionStatus = in.get(firstSet(w.ExecutionStatus, w.ExecutionStatusCamel))
+	c.ExecutionStatus = firstSet(w.ExecutionStatus, w.ExecutionStatusCamel)
 	c.Outcome = outcome(c.ExecutionStatus, c.Score)
 	c.Error = w.Error
-	c.FailureStage = in.get(firstSet(w.FailureStage, w.FailureStageCamel))
+	c.FailureStage = firstSet(w.FailureStage, w.FailureStageCamel)
 	c.HasWorkspace = firstSet(w.WorkspacePath, w.WorkspacePathCamel) != "" || w.FileChangesPath != ""
 
 	graders := w.Scores
 	if len(graders) == 0 {
 		graders = w.EvaluatorResults
 	}
-	c.Graders = make([]GraderSummary, 0, len(graders))
-	for _, g := range graders {
-		c.Graders = append(c.Graders, GraderSummary{
-			Name: in.get(g.Name), Type: in.get(g.Type), Score: g.Score, Weight: g.Weight,
-			Verdict: in.get(g.Verdict), Pass: graderPass(g.Pass, g.Verdict),
-		})
+	c.Graders = take(&a.graders, len(graders))
+	for i, g := range graders {
+		c.Graders[i] = GraderSummary{
+			Name: g.Name, Type: g.Type, Score: a.float(g.Score), Weight: a.float(g.Weight),
+			Verdict: g.Verdict, Pass: graderPass(g.Pass, g.Verdict),
+		}
 	}
-	c.Samples = repeats(w, in)
-	return artifactDir(w), warn, nil
+	c.Samples = repeats(w, a, sk.in)
+	return c, artifactDir(w), warn, nil
+}
+
+// arena hands out the many small values of one Open from shared chunks:
+// 100k cases then cost a few hundred allocations instead of millions, and
+// the collector traces a few big objects. Slices it returns have their
+// capacity capped, so appending to one never writes into its neighbour.
+type arena struct {
+	cases   []Case
+	graders []GraderSummary
+	samples []SampleSummary
+	floats  []float64
+}
+
+// arenaChunk is how many values of a kind one chunk holds.
+const arenaChunk = 1024
+
+// take returns n zero values from *chunk (nil for 0), starting a new chunk
+// when the current one is full.
+func take[T any](chunk *[]T, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*chunk)-len(*chunk) < n {
+		*chunk = make([]T, 0, max(n, arenaChunk))
+	}
+	i := len(*chunk)
+	*chunk = (*chunk)[:i+n]
+	return (*chunk)[i : i+n : i+n]
+}
+
+// float copies *p into the arena; nil stays nil.
+func (a *arena) float(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	f := &take(&a.floats, 1)[0]
+	*f = *p
+	return f
 }
 
 func joinWarn(a, b string) string {
@@ -156,7 +196,7 @@ func joinWarn(a, b string) string {
 
 // artifactDir names the folder holding the row's per-test files, "" when
 // the row names none.
-func artifactDir(w rowWire) string {
+func artifactDir(w *rowWire) string {
 	if d := firstSet(w.ResultDir, w.ResultDirCamel, w.ArtifactDir, w.ArtifactDirCaml); d != "" {
 		return path.Clean(d)
 	}
@@ -202,11 +242,20 @@ func verdictPass(v string) *bool {
 	return nil
 }
 
-func boolPtr(b bool) *bool { return &b }
+// truth backs every *bool the reader derives: two shared values, never
+// written through, instead of one allocation per grader.
+var truth = [2]bool{false, true}
+
+func boolPtr(b bool) *bool {
+	if b {
+		return &truth[1]
+	}
+	return &truth[0]
+}
 
 // repeats lists samples[] (v5), attempts[] (early July) or trials[]
 // (late June), whichever the row has.
-func repeats(w rowWire, in interner) []SampleSummary {
+func repeats(w *rowWire, a *arena, in interner) []SampleSummary {
 	list, kind := w.Samples, "sample"
 	switch {
 	case len(w.Attempts) > 0:
@@ -217,9 +266,10 @@ func repeats(w rowWire, in interner) []SampleSummary {
 	if len(list) == 0 {
 		return nil
 	}
-	out := make([]SampleSummary, len(list))
+	out := take(&a.samples, len(list))
 	for i, r := range list {
 		out[i] = r.summary(i, kind, in)
+		out[i].Score = a.float(r.Score)
 	}
 	return out
 }
@@ -250,8 +300,9 @@ func (r repeatWire) summary(i int, kind string, in interner) SampleSummary {
 	return SampleSummary{Label: in.get(label), Score: r.Score, Pass: pass, Path: p}
 }
 
-// interner (nil: no sharing) shares the many repeated short strings of a manifest (targets,
-// suites, grader names and types) so 100k cases keep one copy of each.
+// interner (nil: no sharing) shares the many repeated short strings of a
+// manifest (targets, suites, grader names and types) so 100k cases keep one
+// copy of each.
 type interner map[string]string
 
 func (in interner) get(s string) string {
@@ -261,6 +312,16 @@ func (in interner) get(s string) string {
 	if v, ok := in[s]; ok {
 		return v
 	}
+	in[s] = s
+	return s
+}
+
+// bytes is get for bytes; it allocates only for a string not seen before.
+func (in interner) bytes(b []byte) string {
+	if v, ok := in[string(b)]; ok {
+		return v
+	}
+	s := string(b)
 	in[s] = s
 	return s
 }

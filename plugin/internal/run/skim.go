@@ -20,22 +20,54 @@ import (
 // error. Unlike encoding/json it matches keys exactly (as AgentV does) and
 // does not reject raw control characters inside skipped strings.
 func skimRow(line []byte) (w rowWire, typeErr string, err error) {
-	s := &skimmer{b: line}
-	err = s.object(func(key []byte) error { return s.rowField(&w, key) })
+	var s skimmer
+	wp, typeErr, err := s.row(line)
+	return *wp, typeErr, err
+}
+
+// skimmer decodes rows one after another. Between rows it keeps its
+// buffers, so the pointers and slices of the rowWire it returns are only
+// valid until the next call of row.
+type skimmer struct {
+	b       []byte
+	i       int
+	depth   int
+	typeErr string
+	list    string // the list whose element is being read ("scores"), for typeErr
+
+	w rowWire
+	// in, when set, shares the repeated strings (targets, suites, grader
+	// names, ...); see istr.
+	in interner
+	// Backing stores for the rowWire's pointers, reused from row to row.
+	strs   []string
+	floats []float64
+	ints   []int
+}
+
+// row decodes the light fields of line. The result is owned by s.
+func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
+	s.b, s.i, s.depth, s.typeErr = line, 0, 0, ""
+	s.strs, s.floats, s.ints = s.strs[:0], s.floats[:0], s.ints[:0]
+	s.w = rowWire{
+		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
+		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
+	}
+	err = s.object(func(key []byte) error { return s.rowField(&s.w, key) })
 	if err == nil {
 		s.ws()
 		if s.i != len(s.b) {
 			err = s.fail("invalid character after top-level value")
 		}
 	}
-	return w, s.typeErr, err
+	return &s.w, s.typeErr, err
 }
 
-type skimmer struct {
-	b       []byte
-	i       int
-	depth   int
-	typeErr string
+// stored appends v to *store and returns a pointer to it. Growing the store
+// leaves earlier pointers on the old array, which stays alive.
+func stored[T any](store *[]T, v T) *T {
+	*store = append(*store, v)
+	return &(*store)[len(*store)-1]
 }
 
 // maxDepth bounds nesting as encoding/json does, so a hostile line cannot
@@ -93,11 +125,11 @@ func (s *skimmer) object(member func(key []byte) error) error {
 		if s.peek() != '"' {
 			return s.fail("expected a member name")
 		}
-		key, escaped, err := s.rawString()
+		key, err := s.rawString()
 		if err != nil {
 			return err
 		}
-		if escaped {
+		if bytes.IndexByte(key, '\\') >= 0 {
 			var k string
 			if json.Unmarshal(s.b[s.i-len(key)-2:s.i], &k) != nil {
 				return s.fail("invalid member name")
@@ -153,15 +185,14 @@ func (s *skimmer) array(elem func() error) error {
 	}
 }
 
-// rawString reads a string at s.i and returns its bytes between the quotes
-// and whether they contain an escape.
-func (s *skimmer) rawString() (raw []byte, escaped bool, err error) {
+// rawString reads a string at s.i and returns its bytes between the quotes.
+func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
 	for j := start; ; {
 		k := bytes.IndexByte(s.b[j:], '"')
 		if k < 0 {
 			s.i = len(s.b)
-			return nil, false, s.fail("unterminated string")
+			return nil, s.fail("unterminated string")
 		}
 		j += k
 		n := 0 // backslashes right before the quote
@@ -169,9 +200,8 @@ func (s *skimmer) rawString() (raw []byte, escaped bool, err error) {
 			n++
 		}
 		if n%2 == 0 {
-			raw = s.b[start:j]
 			s.i = j + 1
-			return raw, bytes.IndexByte(raw, '\\') >= 0, nil
+			return s.b[start:j], nil
 		}
 		j++
 	}
@@ -181,7 +211,7 @@ func (s *skimmer) rawString() (raw []byte, escaped bool, err error) {
 func (s *skimmer) skip() error {
 	switch s.peek() {
 	case '"':
-		_, _, err := s.rawString()
+		_, err := s.rawString()
 		return err
 	case '{':
 		return s.object(func([]byte) error { return s.skip() })
@@ -255,26 +285,41 @@ func isNumber(b []byte) bool {
 // mistyped records the first field with an unexpected type and skips it.
 func (s *skimmer) mistyped(field string) error {
 	if s.typeErr == "" {
+		if s.list != "" {
+			field = s.list + "." + field
+		}
 		s.typeErr = field
 	}
 	return s.skip()
 }
 
 // str reads a string into *dst; null leaves it unchanged.
-func (s *skimmer) str(dst *string, field string) error {
+func (s *skimmer) str(dst *string, field string) error { return s.text(dst, field, false) }
+
+// istr is str for a value that repeats across rows (a target, a suite, a
+// grader name): with s.in set, all rows share one copy of it.
+func (s *skimmer) istr(dst *string, field string) error { return s.text(dst, field, true) }
+
+func (s *skimmer) text(dst *string, field string, intern bool) error {
 	switch s.peek() {
 	case '"':
 		start := s.i
-		raw, escaped, err := s.rawString()
+		raw, err := s.rawString()
 		if err != nil {
 			return err
 		}
-		if !escaped && utf8.Valid(raw) {
+		switch {
+		case bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw):
+			if json.Unmarshal(s.b[start:s.i], dst) != nil {
+				return s.fail("invalid string")
+			}
+			if intern {
+				*dst = s.in.get(*dst)
+			}
+		case intern && s.in != nil:
+			*dst = s.in.bytes(raw)
+		default:
 			*dst = string(raw)
-			return nil
-		}
-		if json.Unmarshal(s.b[start:s.i], dst) != nil {
-			return s.fail("invalid string")
 		}
 		return nil
 	case 'n':
@@ -285,11 +330,15 @@ func (s *skimmer) str(dst *string, field string) error {
 }
 
 // strPtr reads a string into *dst; null sets it to nil.
-func (s *skimmer) strPtr(dst **string, field string) error {
+func (s *skimmer) strPtr(dst **string, field string) error { return s.textPtr(dst, field, false) }
+
+// istrPtr is strPtr for a repeating value (see istr).
+func (s *skimmer) istrPtr(dst **string, field string) error { return s.textPtr(dst, field, true) }
+
+func (s *skimmer) textPtr(dst **string, field string, intern bool) error {
 	if s.peek() == '"' {
-		v := ""
-		*dst = &v
-		return s.str(&v, field)
+		*dst = stored(&s.strs, "")
+		return s.text(*dst, field, intern)
 	}
 	return s.nullOr(func() { *dst = nil }, field)
 }
@@ -318,7 +367,7 @@ func (s *skimmer) float(dst **float64, field string) error {
 			s.i = start
 			return s.mistyped(field) // out of range, as encoding/json
 		}
-		*dst = &v
+		*dst = stored(&s.floats, v)
 		return nil
 	}
 	return s.nullOr(func() { *dst = nil }, field)
@@ -336,7 +385,7 @@ func (s *skimmer) int(dst **int, field string) error {
 			s.i = start
 			return s.mistyped(field)
 		}
-		*dst = &v
+		*dst = stored(&s.ints, v)
 		return nil
 	}
 	return s.nullOr(func() { *dst = nil }, field)
@@ -364,7 +413,7 @@ func (s *skimmer) bool(dst **bool, field string) error {
 
 // list reads an array of objects, decoding each with member; null sets the
 // slice to nil. A non-object element is a type error and stays zero.
-func list[T any](s *skimmer, dst *[]T, field string, member func(v *T, key []byte, field string) error) error {
+func list[T any](s *skimmer, dst *[]T, field string, member func(v *T, key []byte) error) error {
 	if s.peek() != '[' {
 		return s.nullOr(func() { *dst = nil }, field)
 	}
@@ -373,7 +422,9 @@ func list[T any](s *skimmer, dst *[]T, field string, member func(v *T, key []byt
 		var v T
 		var err error
 		if s.peek() == '{' {
-			err = s.object(func(key []byte) error { return member(&v, key, field) })
+			s.list = field
+			err = s.object(func(key []byte) error { return member(&v, key) })
+			s.list = ""
 		} else {
 			err = s.mistyped(field)
 		}
@@ -393,15 +444,15 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 	case "eval_id":
 		return s.strPtr(&w.EvalID, "eval_id")
 	case "suite":
-		return s.strPtr(&w.Suite, "suite")
+		return s.istrPtr(&w.Suite, "suite")
 	case "dataset":
-		return s.strPtr(&w.Dataset, "dataset")
+		return s.istrPtr(&w.Dataset, "dataset")
 	case "eval_set":
-		return s.strPtr(&w.EvalSet, "eval_set")
+		return s.istrPtr(&w.EvalSet, "eval_set")
 	case "target":
-		return s.str(&w.Target, "target")
+		return s.istr(&w.Target, "target")
 	case "variant":
-		return s.str(&w.Variant, "variant")
+		return s.istr(&w.Variant, "variant")
 	case "eval_path":
 		return s.strPtr(&w.EvalPath, "eval_path")
 	case "evalPath":
@@ -409,15 +460,15 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 	case "score":
 		return s.float(&w.Score, "score")
 	case "execution_status":
-		return s.strPtr(&w.ExecutionStatus, "execution_status")
+		return s.istrPtr(&w.ExecutionStatus, "execution_status")
 	case "executionStatus":
-		return s.strPtr(&w.ExecutionStatusCamel, "executionStatus")
+		return s.istrPtr(&w.ExecutionStatusCamel, "executionStatus")
 	case "error":
 		return s.str(&w.Error, "error")
 	case "failure_stage":
-		return s.strPtr(&w.FailureStage, "failure_stage")
+		return s.istrPtr(&w.FailureStage, "failure_stage")
 	case "failureStage":
-		return s.strPtr(&w.FailureStageCamel, "failureStage")
+		return s.istrPtr(&w.FailureStageCamel, "failureStage")
 	case "scores":
 		return list(s, &w.Scores, "scores", s.graderField)
 	case "evaluator_results":
@@ -450,42 +501,42 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 	return s.skip()
 }
 
-func (s *skimmer) graderField(g *graderWire, key []byte, list string) error {
+func (s *skimmer) graderField(g *graderWire, key []byte) error {
 	switch string(key) {
 	case "name":
-		return s.str(&g.Name, list+".name")
+		return s.istr(&g.Name, "name")
 	case "type":
-		return s.str(&g.Type, list+".type")
+		return s.istr(&g.Type, "type")
 	case "score":
-		return s.float(&g.Score, list+".score")
+		return s.float(&g.Score, "score")
 	case "weight":
-		return s.float(&g.Weight, list+".weight")
+		return s.float(&g.Weight, "weight")
 	case "verdict":
-		return s.str(&g.Verdict, list+".verdict")
+		return s.istr(&g.Verdict, "verdict")
 	case "pass":
-		return s.bool(&g.Pass, list+".pass")
+		return s.bool(&g.Pass, "pass")
 	}
 	return s.skip()
 }
 
-func (s *skimmer) repeatField(r *repeatWire, key []byte, list string) error {
+func (s *skimmer) repeatField(r *repeatWire, key []byte) error {
 	switch string(key) {
 	case "sample":
-		return s.int(&r.Sample, list+".sample")
+		return s.int(&r.Sample, "sample")
 	case "attempt":
-		return s.int(&r.Attempt, list+".attempt")
+		return s.int(&r.Attempt, "attempt")
 	case "sample_path":
-		return s.str(&r.SamplePath, list+".sample_path")
+		return s.istr(&r.SamplePath, "sample_path")
 	case "attempt_path":
-		return s.str(&r.AttemptPath, list+".attempt_path")
+		return s.istr(&r.AttemptPath, "attempt_path")
 	case "run_path":
-		return s.str(&r.RunPath, list+".run_path")
+		return s.istr(&r.RunPath, "run_path")
 	case "score":
-		return s.float(&r.Score, list+".score")
+		return s.float(&r.Score, "score")
 	case "status":
-		return s.str(&r.Status, list+".status")
+		return s.istr(&r.Status, "status")
 	case "verdict":
-		return s.str(&r.Verdict, list+".verdict")
+		return s.istr(&r.Verdict, "verdict")
 	}
 	return s.skip()
 }

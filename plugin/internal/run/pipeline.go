@@ -1,0 +1,186 @@
+package run
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// The manifest pipeline: one goroutine reads the file into blocks of whole
+// lines, parseWorkers goroutines parse blocks into cases, and the caller
+// merges blocks in file order (pipeline.ordered). Memory stays bounded: at
+// most maxBlocks buffers exist, each reused once its block is parsed.
+
+const (
+	blockSize = 256 << 10 // bytes read at a time; a longer line grows its buffer
+	maxBlocks = 8         // buffers in flight
+)
+
+var parseWorkers = max(1, min(runtime.GOMAXPROCS(0), 4))
+
+// block is a run of whole lines of the manifest and, once done is closed,
+// what parsing them gave.
+type block struct {
+	buf   []byte // lines; only the file's last line may lack its newline
+	off   int64  // file offset of buf[0]
+	first bool   // buf starts at line 1 (whose byte order mark is dropped)
+	done  chan struct{}
+
+	readErr error // reading failed here; buf is empty
+
+	rows       []parsedRow // in line order
+	lines      int         // lines in buf
+	err        *rowError   // parsing stopped at this row
+	errLine    int         // its line number within the block, 1-based
+	errNewline bool        // it ended with a newline
+}
+
+// parsedRow is one non-blank line's case. Its Loc.Line and Loc.Offset are
+// relative to the block until the merge adds the block's position.
+type parsedRow struct {
+	c         *Case
+	dir, warn string
+}
+
+type pipeline struct {
+	ordered <-chan *block
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func startPipeline(src io.Reader) *pipeline {
+	ordered := make(chan *block, maxBlocks)
+	work := make(chan *block, maxBlocks)
+	pool := make(chan []byte, maxBlocks)
+	p := &pipeline{ordered: ordered, quit: make(chan struct{})}
+	p.wg.Add(1 + parseWorkers)
+	go func() {
+		defer p.wg.Done()
+		defer close(ordered)
+		defer close(work)
+		p.read(src, work, ordered, pool)
+	}()
+	for range parseWorkers {
+		go func() {
+			defer p.wg.Done()
+			sk := skimmer{in: interner{}}
+			var a arena
+			for b := range work {
+				b.parse(&sk, &a)
+				pool <- b.buf[:0]
+				b.buf = nil
+				close(b.done)
+			}
+		}()
+	}
+	return p
+}
+
+// stop ends the pipeline early (or after the last block) and waits for
+// its goroutines.
+func (p *pipeline) stop() {
+	close(p.quit)
+	p.wg.Wait()
+}
+
+// read cuts src into blocks and sends each to the workers and, in order,
+// to the merge.
+func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []byte) {
+	made := 0
+	var carry []byte // the unfinished line at the end of the previous read
+	var off int64
+	send := func(b *block) bool {
+		select {
+		case ordered <- b:
+		case <-p.quit:
+			return false
+		}
+		if b.readErr != nil {
+			close(b.done)
+			return false
+		}
+		work <- b // never blocks: work holds as many blocks as ordered
+		return true
+	}
+	for first := true; ; first = false {
+		var buf []byte
+		select {
+		case buf = <-pool:
+		default:
+			if made < maxBlocks {
+				buf = make([]byte, 0, blockSize)
+				made++
+			} else {
+				select {
+				case buf = <-pool:
+				case <-p.quit:
+					return
+				}
+			}
+		}
+		buf = append(buf, carry...)
+		eof := false
+		cut := -1
+		for cut < 0 && !eof {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)] // grow for a long line
+			}
+			n, err := io.ReadFull(src, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			switch {
+			case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+				eof = true
+			case err != nil:
+				send(&block{readErr: err, done: make(chan struct{})})
+				return
+			}
+			cut = bytes.LastIndexByte(buf, '\n')
+		}
+		if eof {
+			cut = len(buf)
+		} else {
+			cut++
+		}
+		carry = append(carry[:0], buf[cut:]...)
+		b := &block{buf: buf[:cut], off: off, first: first, done: make(chan struct{})}
+		off += int64(cut)
+		if !send(b) || eof {
+			return
+		}
+	}
+}
+
+// parse parses the block's lines, stopping at the first bad row.
+func (b *block) parse(sk *skimmer, a *arena) {
+	rest := b.buf
+	var off int
+	for len(rest) > 0 {
+		b.lines++
+		raw := rest
+		end := bytes.IndexByte(rest, '\n')
+		newline := end >= 0
+		if newline {
+			raw, rest = rest[:end], rest[end+1:]
+		} else {
+			rest = nil
+		}
+		lineOff := off
+		off += len(raw) + 1
+		line := bytes.TrimSpace(raw)
+		if b.first && b.lines == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
+		if len(line) == 0 {
+			continue
+		}
+		c, dir, warn, err := parseRow(line, sk, a)
+		if err != nil {
+			b.err, b.errLine, b.errNewline = err, b.lines, newline
+			return
+		}
+		c.Loc = RowLoc{Line: b.lines, Offset: int64(lineOff), Length: len(raw)}
+		b.rows = append(b.rows, parsedRow{c, dir, warn})
+	}
+}
