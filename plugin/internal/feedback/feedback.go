@@ -226,17 +226,27 @@ func marshalWithExtra(v any, extra map[string]json.RawMessage, known map[string]
 }
 
 func unmarshalWithExtra(data []byte, dst any, known map[string]bool) (map[string]json.RawMessage, error) {
-	if err := json.Unmarshal(data, dst); err != nil {
-		return nil, err
-	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
 		return nil, err
 	}
-	for k := range all {
+	fields := make(map[string]json.RawMessage, len(all))
+	for k, v := range all {
 		if known[k] {
+			fields[k] = v
 			delete(all, k)
 		}
+	}
+	if len(all) > 0 {
+		// encoding/json also matches names case-insensitively ("Per_Case"
+		// would fill per_case); the schema does not: decode the exact names only.
+		var err error
+		if data, err = json.Marshal(fields); err != nil {
+			return nil, err
+		}
+	}
+	if err := json.Unmarshal(data, dst); err != nil {
+		return nil, err
 	}
 	if len(all) == 0 {
 		return nil, nil
