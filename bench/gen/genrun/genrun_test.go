@@ -297,3 +297,18 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+func TestRefusesToOverwrite(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			dest := filepath.Join(t.TempDir(), l.dest)
+			o := genrun.Options{Rows: 5, Seed: 1}
+			if _, err := l.write(dest, o); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.write(dest, o); err == nil {
+				t.Error("second write into the same place succeeded")
+			}
+		})
+	}
+}

@@ -220,7 +220,7 @@ func (r *row) timing() timing {
 func Write442(dir string, o Options) (Stats, error) {
 	p, rows := plan(o, false)
 	run := runID(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := emptyDir(dir); err != nil {
 		return Stats{}, err
 	}
 	st := count(rows, false)
@@ -249,6 +249,11 @@ func Write442(dir string, o Options) (Stats, error) {
 			sidecars = append(sidecars, r)
 		}
 	}
+	for _, s := range suites {
+		if err := os.MkdirAll(filepath.Join(dir, s), 0o755); err != nil {
+			return st, err
+		}
+	}
 	sizes := make([]int64, len(sidecars))
 	err = eachParallel(len(sidecars), func(i int) error {
 		n, err := p.writeSidecars442(dir, sidecars[i])
@@ -270,7 +275,7 @@ func Write442(dir string, o Options) (Stats, error) {
 // writeSidecars442 writes one test folder and returns the answer's size.
 func (p *planner) writeSidecars442(dir string, r *row) (int64, error) {
 	d := filepath.Join(dir, filepath.FromSlash(r.artifactDir()))
-	if err := os.MkdirAll(filepath.Join(d, "outputs"), 0o755); err != nil {
+	if err := mkdirs(d, filepath.Join(d, "outputs")); err != nil {
 		return 0, err
 	}
 	if err := writeJSON(filepath.Join(d, "grading.json"), grading442For(r)); err != nil {

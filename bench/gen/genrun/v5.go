@@ -241,7 +241,10 @@ func gradingV5(r *row, s sample) componentV5 {
 func WriteV5(dir string, o Options) (Stats, error) {
 	p, rows := plan(o, true)
 	run := runID(dir)
-	if err := os.MkdirAll(filepath.Join(dir, ".internal"), 0o755); err != nil {
+	if err := emptyDir(dir); err != nil {
+		return Stats{}, err
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".internal"), 0o755); err != nil {
 		return Stats{}, err
 	}
 	st := count(rows, true)
@@ -289,10 +292,14 @@ func finalRows(rows []*row) []*row {
 // writeSidecarsV5 writes one result folder and returns the answer bytes.
 func (p *planner) writeSidecarsV5(dir string, r *row) (int64, error) {
 	var total int64
+	rd := filepath.Join(dir, r.resultDir())
+	if err := os.Mkdir(rd, 0o755); err != nil {
+		return 0, err
+	}
 	for i := range r.sampleCount() {
 		s := r.sampleOf(i)
-		d := filepath.Join(dir, r.resultDir(), fmt.Sprintf("sample-%d", i+1))
-		if err := os.MkdirAll(filepath.Join(d, "outputs"), 0o755); err != nil {
+		d := filepath.Join(rd, fmt.Sprintf("sample-%d", i+1))
+		if err := mkdirs(d, filepath.Join(d, "outputs")); err != nil {
 			return 0, err
 		}
 		res := resultV5{

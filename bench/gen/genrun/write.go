@@ -5,11 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,8 +36,9 @@ func (c *counter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// createJSONL creates path; it fails when the file exists.
 func createJSONL(path string) (*jsonl, error) {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +72,32 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, []byte(strings.TrimSuffix(b.String(), "\n")), 0o644)
 }
 
-// writeText writes s to path, creating its folder.
-func writeText(path, s string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// emptyDir creates dir, or checks that it holds nothing: the generator
+// never writes over an earlier run.
+func emptyDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(s), 0o644)
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) > 0 {
+		return fmt.Errorf("%s is not empty: remove it or pick another folder", dir)
+	}
+	return nil
+}
+
+// mkdirs creates each folder in turn, the parent existing: one syscall
+// each, where MkdirAll stats every level first.
+func mkdirs(paths ...string) error {
+	for _, p := range paths {
+		if err := os.Mkdir(p, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eachParallel runs fn(i) for i in [0,n) on a few goroutines (file creation
@@ -90,7 +110,7 @@ func eachParallel(n int, fn func(i int) error) error {
 		failed  atomic.Bool
 		first   error
 	)
-	for range min(n, 4*runtime.GOMAXPROCS(0)) {
+	for range min(n, 16) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
