@@ -140,13 +140,6 @@ func openFile(file string, opts Options) (*Run, error) {
 	return r, r.load()
 }
 
-// summaryWire is the part of summary.json (v5, late June) the reader uses.
-type summaryWire struct {
-	IndexPath    string `json:"index_path"`
-	ManifestPath string `json:"manifest_path"`
-	RunID        string `json:"run_id"`
-}
-
 // openDir opens a run directory, finding its manifest as AgentV does:
 // summary.json index_path (or legacy manifest_path) when that file exists,
 // then .internal/index.jsonl, index.jsonl, run_manifest.jsonl.
@@ -206,13 +199,17 @@ func openDir(dir string, opts Options) (*Run, error) {
 // readSummary reads summary.json when present. A malformed one is only a
 // warning: the manifest is what matters.
 func (r *Run) readSummary() (summaryWire, bool) {
-	var s summaryWire
-	b, err := os.ReadFile(filepath.Join(r.Dir, "summary.json"))
+	f, err := os.Open(filepath.Join(r.Dir, "summary.json"))
 	if err != nil {
-		return s, false
+		return summaryWire{}, false
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		r.warn("summary.json", 0, "malformed JSON, ignored: "+err.Error())
+	defer f.Close()
+	s, malformed, err := decodeSummary(f)
+	if err != nil {
+		return summaryWire{}, false
+	}
+	if malformed != nil {
+		r.warn("summary.json", 0, "malformed JSON, ignored: "+malformed.Error())
 	}
 	return s, true
 }

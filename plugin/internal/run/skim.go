@@ -226,12 +226,10 @@ func (s *skimmer) skip() error {
 func (s *skimmer) literal() ([]byte, error) {
 	start := s.i
 	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E' {
-			s.i++
-			continue
+		if !isLiteralByte(s.b[s.i]) {
+			break
 		}
-		break
+		s.i++
 	}
 	lit := s.b[start:s.i]
 	switch string(lit) {
