@@ -201,10 +201,46 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 		}
 		if n%2 == 0 {
 			s.i = j + 1
+			if !validStringBody(s.b[start:j]) {
+				return nil, s.fail("invalid character or escape in string")
+			}
 			return s.b[start:j], nil
 		}
 		j++
 	}
+}
+
+// validStringBody reports whether raw, the bytes between a string's quotes,
+// has no control character and only JSON's escapes, as encoding/json (and
+// AgentV's JSON.parse) require.
+func validStringBody(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c < 0x20:
+			return false
+		case c == '\\':
+			i++
+			if i == len(raw) {
+				return false
+			}
+			switch raw[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+5 > len(raw) {
+					return false
+				}
+				for _, h := range raw[i+1 : i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // skip reads and discards any value.
