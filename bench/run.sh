@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# bench/run.sh — time agentv-review against AgentV 4.42.4 and plain Unix tools
+# on the same synthetic runs (written by bench/gen, cached between calls).
+#
+#   bench/run.sh [--flat] [--cache DIR] [--sizes "1000 10000 100000"] [--repeat N] [--agentv-timeout SECS]
+#
+# For each generated run it times (best of --repeat, wall clock; peak RSS from
+# /usr/bin/time): agentv-review status --json, agentv-review list --json,
+# `agentv results summary` (AgentV 4.42.4; reads only the 4.42.4 layout),
+# jq selecting failures from the manifest, and wc -l on the manifest. Then it
+# checks the targets: status >= 50x faster than agentv results summary,
+# status <= 3x wc -l, peak RSS of status/list <= 64 MiB, --help < 10 ms.
+#
+# Runs live in $CACHE/runs-<tree hash of bench/gen>/ (regenerated when the
+# generator changes); --flat adds a ~1 GiB flat JSONL file. The default cache
+# is ${XDG_CACHE_HOME:-~/.cache}/agentv-review-bench-sh.
+set -euo pipefail
+
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+
+die() { echo "bench/run.sh: $*" >&2; exit 1; }
+
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/agentv-review-bench-sh"
+SIZES="1000 10000 100000"
+REPEAT=3
+FLAT=0
+AGENTV_TIMEOUT=300
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--flat) FLAT=1 ;;
+	--cache) [ $# -ge 2 ] || die "--cache needs a folder"; CACHE="$2"; shift ;;
+	--sizes) [ $# -ge 2 ] || die "--sizes needs a list, e.g. \"1000 10000\""; SIZES="$2"; shift ;;
+	--repeat) [ $# -ge 2 ] || die "--repeat needs a number"; REPEAT="$2"; shift ;;
+	--agentv-timeout) [ $# -ge 2 ] || die "--agentv-timeout needs seconds"; AGENTV_TIMEOUT="$2"; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument: $1" ;;
+	esac
+	shift
+done
+case "$REPEAT" in '' | *[!0-9]* | 0) die "--repeat must be a positive number, got '$REPEAT'" ;; esac
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+mkdir -p "$CACHE"
+CACHE="$(cd "$CACHE" && pwd)"
+
+for tool in go jq wc awk; do
+	command -v "$tool" >/dev/null || die "$tool is not installed"
+done
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (peak RSS needs GNU time): apt-get install -y time"
+
+# --- build ------------------------------------------------------------------
+echo "building bench/gen and agentv-review into $CACHE ..."
+go build -o "$CACHE/gen" ./bench/gen || die "cannot build ./bench/gen"
+BIN="$CACHE/agentv-review"
+if ! go build -o "$BIN" ./plugin/cmd/agentv-review; then
+	echo "bench/run.sh: cannot build ./plugin/cmd/agentv-review: agentv-review columns skipped" >&2
+	BIN=""
+fi
+
+# --- AgentV 4.42.4 ----------------------------------------------------------
+AGENTV="$CACHE/agentv/node_modules/.bin/agentv"
+if [ ! -x "$AGENTV" ]; then
+	if command -v npm >/dev/null &&
+		timeout 300 npm install --no-audit --no-fund --prefix "$CACHE/agentv" agentv@4.42.4 >"$CACHE/npm-install.log" 2>&1; then
+		echo "installed agentv@4.42.4 into $CACHE/agentv"
+	else
+		echo "bench/run.sh: npm could not install agentv@4.42.4 (see $CACHE/npm-install.log): agentv column skipped" >&2
+		AGENTV=""
+	fi
+fi
+
+# --- runs -------------------------------------------------------------------
+GEN_KEY="$(git rev-parse --short HEAD:bench/gen 2>/dev/null || echo dev)"
+if [ -n "$(git status --porcelain -- bench/gen 2>/dev/null)" ]; then GEN_KEY="$GEN_KEY-dirty"; fi
+RUNS="$CACHE/runs-$GEN_KEY"
+RUN_ID="2026-07-06T11-31-36-988Z"
+
+# gen NAME ARGS... writes $RUNS/NAME unless a finished copy (gen.json) is there.
+gen() {
+	local name="$1"
+	shift
+	local dir="$RUNS/$name"
+	if [ -s "$dir/gen.json" ]; then return; fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "generating $name ..."
+	local t0=$EPOCHREALTIME
+	"$CACHE/gen" "$@" >"$dir/gen.tmp" || die "generating $name failed"
+	jq -c --argjson wall "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b-a}')" '. + {wall_seconds: $wall}' \
+		"$dir/gen.tmp" >"$dir/gen.json"
+	rm -f "$dir/gen.tmp"
+}
+
+NAMES=()
+for n in $SIZES; do
+	case "$n" in '' | *[!0-9]*) die "--sizes: '$n' is not a number" ;; esac
+	for layout in 442 v5; do
+		gen "$layout-$n" -layout "$layout" -rows "$n" -seed 1 -big-answers 3 -out "$RUNS/$layout-$n/$RUN_ID"
+		NAMES+=("$layout-$n")
+	done
+done
+if [ "$FLAT" = 1 ]; then
+	gen flat-1g -layout flat -rows 1000 -seed 1 -big-answers 3 -flat-size $((1 << 30)) -out "$RUNS/flat-1g/eval_$RUN_ID.jsonl"
+	NAMES+=(flat-1g)
+fi
+
+# --- timing -----------------------------------------------------------------
+# measure LIMIT CMD... runs CMD (stdout discarded) up to $REPEAT times and sets
+# BEST_MS (best wall time, ms) and BEST_KB (peak RSS of that run). A run slower
+# than 30 s is not repeated; LIMIT (seconds, 0 = none) stops a run and sets
+# TIMED_OUT=1 (BEST_MS is then a lower bound).
+measure() {
+	local limit="$1"
+	shift
+	BEST_MS="" BEST_KB="" TIMED_OUT=0
+	local i t0 ms kb rc out="$CACHE/time.out"
+	for ((i = 0; i < REPEAT; i++)); do
+		t0=$EPOCHREALTIME
+		rc=0
+		if [ "$limit" -gt 0 ]; then
+			timeout "$limit" /usr/bin/time -f "%M" -o "$out" "$@" >/dev/null 2>"$CACHE/cmd.err" || rc=$?
+		else
+			/usr/bin/time -f "%M" -o "$out" "$@" >/dev/null 2>"$CACHE/cmd.err" || rc=$?
+		fi
+		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", (b-a)*1000}')
+		if [ "$rc" = 124 ]; then
+			TIMED_OUT=1 BEST_MS=$ms BEST_KB=""
+			return
+		fi
+		if [ "$rc" != 0 ]; then
+			echo "bench/run.sh: '$*' exited $rc: $(head -c 300 "$CACHE/cmd.err")" >&2
+			BEST_MS="err" BEST_KB=""
+			return
+		fi
+		kb=$(tail -1 "$out")
+		if [ -z "$BEST_MS" ] || awk -v a="$ms" -v b="$BEST_MS" 'BEGIN{exit !(a<b)}'; then
+			BEST_MS=$ms BEST_KB=$kb
+		fi
+		if awk -v a="$ms" 'BEGIN{exit !(a>30000)}'; then break; fi
+	done
+	return 0
+}
+
+fmt_ms() { # ms [kb] [timed_out] -> "123.4 ms (12 MiB)"
+	case "$1" in
+	"" | err | -) printf '%s' "${1:--}" ;;
+	*)
+		if [ "${3:-0}" = 1 ]; then printf '>%s s' "$(awk -v m="$1" 'BEGIN{printf "%.0f", m/1000}')"; else printf '%s ms' "$1"; fi
+		if [ -n "${2:-}" ]; then printf ' (%s MiB)' "$(awk -v k="$2" 'BEGIN{printf "%.0f", k/1024}')"; fi
+		;;
+	esac
+}
+
+ratio() { # a b -> a/b with one decimal, or -
+	case "$1$2" in *err* | *-*) echo - ;; *) [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}' || echo - ;; esac
+}
+
+FAILS=0
+check() { # label ok(0/1) detail
+	if [ "$2" = 1 ]; then echo "  ok    $1: $3"; else echo "  MISS  $1: $3"; FAILS=$((FAILS + 1)); fi
+}
+
+printf '\n%-12s %8s %10s %8s | %-22s %-22s %-24s %-12s %-10s | %9s %9s\n' \
+	run rows manifest gen status list "agentv summary" jq "wc -l" status/wc agentv/st
+RESULTS=()
+for name in "${NAMES[@]}"; do
+	dir="$RUNS/$name"
+	manifest=$(jq -r .manifest "$dir/gen.json")
+	rows=$(jq -r .rows "$dir/gen.json")
+	gen_s=$(jq -r '.wall_seconds' "$dir/gen.json")
+	mb=$(awk -v b="$(jq -r .manifest_bytes "$dir/gen.json")" 'BEGIN{printf "%.1f MB", b/1e6}')
+	target="$dir/$RUN_ID"
+	[ "${name%%-*}" = flat ] && target="$manifest"
+
+	st_ms=- st_kb="" li_ms=- li_kb="" av_ms=- av_kb="" av_to=0
+	if [ -n "$BIN" ]; then
+		measure 0 "$BIN" status --json "$target"
+		st_ms=$BEST_MS st_kb=$BEST_KB
+		measure 0 "$BIN" list --json "$target"
+		li_ms=$BEST_MS li_kb=$BEST_KB
+	fi
+	if [ -n "$AGENTV" ] && [ "${name%%-*}" = 442 ]; then
+		measure "$AGENTV_TIMEOUT" "$AGENTV" results summary "$target"
+		av_ms=$BEST_MS av_kb=$BEST_KB av_to=$TIMED_OUT
+	fi
+	measure 0 jq -c 'select(.execution_status != "ok")' "$manifest"
+	jq_ms=$BEST_MS
+	measure 0 wc -l "$manifest"
+	wc_ms=$BEST_MS
+
+	st_wc=$(ratio "$st_ms" "$wc_ms")
+	av_st=$(ratio "$av_ms" "$st_ms")
+	[ "$av_to" = 1 ] && av_st=">$av_st"
+	printf '%-12s %8s %10s %7ss | %-22s %-22s %-24s %-12s %-10s | %9s %9s\n' \
+		"$name" "$rows" "$mb" "$gen_s" "$(fmt_ms "$st_ms" "$st_kb")" "$(fmt_ms "$li_ms" "$li_kb")" \
+		"$(fmt_ms "$av_ms" "$av_kb" "$av_to")" "$(fmt_ms "$jq_ms")" "$(fmt_ms "$wc_ms")" "$st_wc" "$av_st"
+	RESULTS+=("$name|$st_ms|$st_kb|$li_kb|$st_wc|$av_st")
+done
+echo "(agentv summary: 4.42.4 reads only the 442 layout; '>N s' = stopped after --agentv-timeout, the ratio is then a lower bound)"
+
+echo
+echo "targets:"
+if [ -n "$BIN" ]; then
+	measure 0 "$BIN" --help
+	help_ms=$BEST_MS
+	check "agentv-review --help < 10 ms" "$(awk -v m="$help_ms" 'BEGIN{print (m<10)?1:0}')" "$help_ms ms"
+fi
+for r in "${RESULTS[@]}"; do
+	IFS='|' read -r name st_ms st_kb li_kb st_wc av_st <<<"$r"
+	[ -n "$BIN" ] || continue
+	for pair in "status:$st_kb" "list:$li_kb"; do
+		kb=${pair#*:}
+		[ -n "$kb" ] && check "$name ${pair%%:*} peak RSS <= 64 MiB" "$(awk -v k="$kb" 'BEGIN{print (k<=65536)?1:0}')" "$(awk -v k="$kb" 'BEGIN{printf "%.1f MiB", k/1024}')"
+	done
+	[ "$st_wc" != - ] && check "$name status <= 3x wc -l" "$(awk -v r="$st_wc" 'BEGIN{print (r<=3)?1:0}')" "${st_wc}x"
+	if [ "$av_st" != - ]; then
+		check "$name status >= 50x faster than agentv results summary" "$(awk -v r="${av_st#>}" 'BEGIN{print (r>=50)?1:0}')" "${av_st}x"
+	fi
+done
+echo
+echo "$FAILS target(s) missed. Runs: $RUNS"
