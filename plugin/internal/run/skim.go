@@ -451,22 +451,19 @@ func list[T any](s *skimmer, dst *[]T, field string, member func(v *T, key []byt
 	if s.peek() != '[' {
 		return s.nullOr(func() { *dst = nil }, field)
 	}
-	out := (*dst)[:0]
-	err := s.array(func() error {
-		var v T
-		var err error
-		if s.peek() == '{' {
-			s.list = field
-			err = s.object(func(key []byte) error { return member(&v, key) })
-			s.list = ""
-		} else {
-			err = s.mistyped(field)
+	*dst = (*dst)[:0]
+	var zero T
+	return s.array(func() error {
+		*dst = append(*dst, zero)
+		if s.peek() != '{' {
+			return s.mistyped(field)
 		}
-		out = append(out, v)
+		v := &(*dst)[len(*dst)-1] // no other append to *dst until the element ends
+		s.list = field
+		err := s.object(func(key []byte) error { return member(v, key) })
+		s.list = ""
 		return err
 	})
-	*dst = out
-	return err
 }
 
 func (s *skimmer) rowField(w *rowWire, key []byte) error {

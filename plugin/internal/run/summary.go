@@ -265,10 +265,8 @@ func (sc *summaryScanner) escape(c byte, at int) error {
 func (sc *summaryScanner) endString() error {
 	var s string
 	if sc.keep {
-		raw := sc.tok
-		if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
-			s = string(raw)
-		} else if err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s); err != nil {
+		var err error
+		if s, err = unquote(sc.tok); err != nil {
 			return err
 		}
 	}
@@ -309,6 +307,16 @@ func (sc *summaryScanner) end() error {
 		return fmt.Errorf("unexpected end of JSON input")
 	}
 	return nil
+}
+
+// unquote decodes the bytes between a string's quotes.
+func unquote(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw), nil
+	}
+	var s string
+	err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s)
+	return s, err
 }
 
 func isLiteralByte(c byte) bool {
