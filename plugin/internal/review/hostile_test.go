@@ -3,11 +3,14 @@ package review
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/feedback"
 	pt "agentv-review/plugin/internal/prompt/prompttest"
+	"agentv-review/plugin/internal/triage"
 )
 
 // removing is an Asker that deletes the run directory when it is asked
@@ -51,5 +54,36 @@ func TestRunDirDeletedMidReview(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.Run.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the session recreated the run directory: %v", err)
+	}
+}
+
+// TestSymlinkedFeedbackRefused: feedback.json is a symbolic link to a file
+// elsewhere. The session judges every case, then refuses to write through
+// or over the link (one line naming it, exit 1); the file it points to is
+// untouched and every answer stays in the draft for a later --out.
+func TestSymlinkedFeedbackRefused(t *testing.T) {
+	cfg := fixture(t, "iterations-1")
+	cfg.Filter, _ = triage.ParseFilter("it-stable-*")
+	cfg.Scope = triage.ScopeFilter
+	target := filepath.Join(t.TempDir(), "elsewhere.json")
+	if err := os.WriteFile(target, []byte("not ours\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, cfg.Paths.Feedback); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(cfg, pt.New(t, steps(clean(), clean(), closing("", true))...))
+	if clierr.Code(err) != clierr.CodeFailure || !strings.Contains(err.Error(), "feedback.json: is a symbolic link") {
+		t.Fatalf("error %v (exit %d), want the symbolic link refused with exit 1", err, clierr.Code(err))
+	}
+	if data, _ := os.ReadFile(target); string(data) != "not ours\n" {
+		t.Errorf("the link's target changed: %q", data)
+	}
+	if fi, err := os.Lstat(cfg.Paths.Feedback); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	draft, err := feedback.LoadDraft(cfg.Paths)
+	if err != nil || draft == nil || len(draft.PerCase) != 2 {
+		t.Errorf("draft %+v, %v: want both answers kept", draft, err)
 	}
 }
