@@ -69,6 +69,15 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 			s.say("          %s\n", termtext.SanitizeLine(prior.Case.Notes))
 		}
 	}
+	if s.Existing != nil {
+		if j := feedback.Lookup(s.Existing, c.TestID, c.Target, c.Variant); j != nil {
+			who := termtext.SanitizeLine(j.Reviewer)
+			if j.ReviewerKind == feedback.Agent {
+				who += " (agent: confirm or correct it)"
+			}
+			s.say("recorded  %s by %s, pre-filled below\n", termtext.SanitizeLine(j.Verdict), who)
+		}
+	}
 	for _, n := range s.Legacy {
 		if n.TestID == c.TestID {
 			s.say("note      %s\n", termtext.SanitizeLine(n.Note))
