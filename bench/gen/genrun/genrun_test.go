@@ -14,7 +14,9 @@ import (
 	"agentv-review/bench/gen/genrun"
 )
 
-var small = genrun.Options{Rows: 200, Seed: 7, BigAnswers: 2, BigAnswerBytes: 64 << 10}
+// small writes 200 rows with two big answers, larger than any other answer
+// (those stop at 256 KiB).
+var small = genrun.Options{Rows: 200, Seed: 7, BigAnswers: 2, BigAnswerBytes: 300 << 10}
 
 type layout struct {
 	name  string
@@ -308,6 +310,44 @@ func TestRefusesToOverwrite(t *testing.T) {
 			}
 			if _, err := l.write(dest, o); err == nil {
 				t.Error("second write into the same place succeeded")
+			}
+		})
+	}
+}
+
+// TestBigAnswers counts the answers of exactly BigAnswerBytes: one
+// answer.md per case (sample-1 in v5), or one inline output per flat row.
+func TestBigAnswers(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			dest := filepath.Join(t.TempDir(), l.dest)
+			st, err := l.write(dest, small)
+			if err != nil {
+				t.Fatal(err)
+			}
+			big := 0
+			if l.name == "flat" {
+				for _, r := range readManifest(t, st.Manifest) {
+					if len(*r.Output) == small.BigAnswerBytes {
+						big++
+					}
+				}
+			} else {
+				err = filepath.WalkDir(dest, func(path string, d fs.DirEntry, err error) error {
+					if err != nil || d.Name() != "answer.md" || strings.Contains(path, "sample-") && !strings.Contains(path, "sample-1") {
+						return err
+					}
+					if fi, err := d.Info(); err == nil && fi.Size() == int64(small.BigAnswerBytes) {
+						big++
+					}
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if big != small.BigAnswers {
+				t.Errorf("%d answers of %d bytes, want %d", big, small.BigAnswerBytes, small.BigAnswers)
 			}
 		})
 	}
