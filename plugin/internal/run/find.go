@@ -2,6 +2,8 @@ package run
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +23,7 @@ func (r *Run) Find(ref string) (*Case, error) {
 		}
 		return r.Cases[i-1], nil
 	}
-	matches := r.byID[ref] // a test id may itself contain @ or #
+	matches := slices.Collect(r.withID(ref)) // a test id may itself contain @ or #
 	if len(matches) == 0 {
 		matches = r.match(ref)
 	}
@@ -46,12 +48,22 @@ func (r *Run) match(ref string) []*Case {
 		id, target = rest, ""
 	}
 	var out []*Case
-	for _, c := range r.byID[id] {
+	for c := range r.withID(id) {
 		if (!hasTarget || c.Target == target) && (!hasVariant || c.Variant == variant) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// withID yields the cases with test_id id, in run order.
+func (r *Run) withID(id string) iter.Seq[*Case] {
+	return func(yield func(*Case) bool) {
+		i, ok := r.byID[id]
+		for ok && i >= 0 && yield(r.Cases[i]) {
+			i = r.nextID[i]
+		}
+	}
 }
 
 func cutLast(s, sep string) (before, after string, found bool) {
@@ -64,12 +76,9 @@ func cutLast(s, sep string) (before, after string, found bool) {
 // Ref returns the shortest reference Find resolves to c: test_id when
 // unique, else test_id@target, then test_id@target#variant, else #N.
 func (r *Run) Ref(c *Case) string {
-	same := r.byID[c.TestID]
-	if len(same) == 1 {
-		return c.TestID
-	}
-	var sameTarget, sameVariant int
-	for _, o := range same {
+	var same, sameTarget, sameVariant int
+	for o := range r.withID(c.TestID) {
+		same++
 		if o.Target == c.Target {
 			sameTarget++
 			if o.Variant == c.Variant {
@@ -78,6 +87,8 @@ func (r *Run) Ref(c *Case) string {
 		}
 	}
 	switch {
+	case same == 1:
+		return c.TestID
 	case sameTarget == 1:
 		return c.TestID + "@" + c.Target
 	case sameVariant == 1:

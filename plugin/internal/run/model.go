@@ -43,7 +43,11 @@ type Run struct {
 	Warnings []Warning `json:"warnings,omitempty"`
 
 	opts Options
-	byID map[string][]*Case // test_id -> cases, for Find and Ref
+	// Cases by test_id, for Find and Ref: byID holds the index of the
+	// first case with an id, nextID[i] that of the next one after case i
+	// (-1 at the end). Two int32 per case instead of a slice per id.
+	byID   map[string]int32
+	nextID []int32
 }
 
 // Warning is something a reader tolerated but the user should know

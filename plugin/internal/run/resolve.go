@@ -219,9 +219,15 @@ func (r *Run) load() error {
 	if err := r.readManifest(r.Manifest, r.rel(r.Manifest)); err != nil {
 		return err
 	}
-	r.byID = make(map[string][]*Case, len(r.Cases))
-	for _, c := range r.Cases {
-		r.byID[c.TestID] = append(r.byID[c.TestID], c)
+	r.byID = map[string]int32{}
+	r.nextID = make([]int32, len(r.Cases))
+	for i := len(r.Cases) - 1; i >= 0; i-- {
+		id := r.Cases[i].TestID
+		next, ok := r.byID[id]
+		if !ok {
+			next = -1
+		}
+		r.nextID[i], r.byID[id] = next, int32(i)
 	}
 	return nil
 }

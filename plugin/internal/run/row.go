@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"math"
 	"path"
 )
 
@@ -177,10 +178,19 @@ func take[T any](chunk *[]T, n int) []T {
 	return (*chunk)[i : i+n : i+n]
 }
 
-// float copies *p into the arena; nil stays nil.
+// units back the most common scores and weights, 0 and 1, for every case.
+var units = [2]float64{0, 1}
+
+// float copies *p into the arena (0 and 1 are shared, like the *bool
+// values: never written through); nil stays nil.
 func (a *arena) float(p *float64) *float64 {
-	if p == nil {
+	switch {
+	case p == nil:
 		return nil
+	case *p == 1:
+		return &units[1]
+	case *p == 0 && !math.Signbit(*p):
+		return &units[0]
 	}
 	f := &take(&a.floats, 1)[0]
 	*f = *p

@@ -38,7 +38,8 @@ type skimmer struct {
 	w rowWire
 	// in, when set, shares the repeated strings (targets, suites, grader
 	// names, ...); see istr.
-	in interner
+	in     interner
+	lately [4]string // strings recently kept, see recent
 	// Backing stores for the rowWire's pointers, reused from row to row.
 	strs   []string
 	floats []float64
@@ -61,6 +62,23 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		}
 	}
 	return &s.w, s.typeErr, err
+}
+
+// recent returns raw as a string, sharing the copy made for an equal
+// string of the last rows: the rows of one test on several targets follow
+// each other and repeat its test_id, eval_path and folder.
+func (s *skimmer) recent(raw []byte) string {
+	for _, r := range s.lately {
+		if r == string(raw) {
+			return r
+		}
+	}
+	r := string(raw)
+	if s.in != nil {
+		copy(s.lately[1:], s.lately[:])
+		s.lately[0] = r
+	}
+	return r
 }
 
 // stored appends v to *store and returns a pointer to it. Growing the store
@@ -353,7 +371,7 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 		case intern && s.in != nil:
 			*dst = s.in.bytes(raw)
 		default:
-			*dst = string(raw)
+			*dst = s.recent(raw)
 		}
 		return nil
 	case 'n':
