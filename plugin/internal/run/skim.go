@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -233,6 +234,10 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 // AgentV's JSON.parse) require.
 func validStringBody(raw []byte) bool {
 	for i := 0; i < len(raw); i++ {
+		i = plainRun(raw, i)
+		if i == len(raw) {
+			break
+		}
 		switch c := raw[i]; {
 		case c < 0x20:
 			return false
@@ -259,6 +264,23 @@ func validStringBody(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// plainRun returns the index of the first byte from i on that may need a
+// look (a control character or a backslash), checking eight bytes at a
+// time; len(raw) when there is none.
+func plainRun(raw []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(raw); i += 8 {
+		x := binary.LittleEndian.Uint64(raw[i:])
+		b := x ^ ones*'\\'
+		if (x-ones*0x20)&^x&highs != 0 || (b-ones)&^b&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(raw) && raw[i] >= 0x20 && raw[i] != '\\'; i++ {
+	}
+	return i
 }
 
 // skip reads and discards any value.
