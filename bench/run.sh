@@ -108,7 +108,7 @@ fi
 # --- timing -----------------------------------------------------------------
 # measure LIMIT CMD... runs CMD (stdout discarded) up to $REPEAT times and sets
 # BEST_MS (best wall time, ms) and BEST_KB (peak RSS of that run). A run slower
-# than 30 s is not repeated; LIMIT (seconds, 0 = none) stops a run and sets
+# than 60 s is not repeated; LIMIT (seconds, 0 = none) stops a run and sets
 # TIMED_OUT=1 (BEST_MS is then a lower bound).
 measure() {
 	local limit="$1"
@@ -137,7 +137,7 @@ measure() {
 		if [ -z "$BEST_MS" ] || awk -v a="$ms" -v b="$BEST_MS" 'BEGIN{exit !(a<b)}'; then
 			BEST_MS=$ms BEST_KB=$kb
 		fi
-		if awk -v a="$ms" 'BEGIN{exit !(a>30000)}'; then break; fi
+		if awk -v a="$ms" 'BEGIN{exit !(a>60000)}'; then break; fi
 	done
 	return 0
 }
