@@ -223,7 +223,10 @@ func (sc *summaryScanner) str(b []byte, i int) (int, error) {
 		if q >= 0 {
 			seg = rest[:q]
 		}
-		if k := bytes.IndexByte(seg, '\\'); k >= 0 {
+		if k := plainRun(seg, 0); k < len(seg) {
+			if seg[k] != '\\' {
+				return i + k, sc.fail(i+k, "control character in string")
+			}
 			sc.collect(rest[:k+1])
 			sc.esc = 1
 			i += k + 1
