@@ -446,7 +446,7 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 	f.Timestamp, f.SchemaVersion = at, feedback.SchemaVersion
 	f.Tool = &feedback.Tool{Name: "agentv-review", Version: Version}
 	for _, e := range entries {
-		feedback.Upsert(f, e.entry)
+		review.Merge(f, st.run, e.entry)
 	}
 	f.Summary = summarise(f, len(st.run.Cases))
 	rep := writeReport{Path: st.paths.Feedback, RunID: f.RunID, Entries: len(entries), Reviewer: name, ReviewerKind: kind}

@@ -60,6 +60,9 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		return err
 	}
 	defer release()
+	if err := st.loadReview(); err != nil { // a writer may have finished before we locked
+		return err
+	}
 	earlier, err := earlierRuns(st, c.String("previous"), c.Bool("no-carry-forward"))
 	if err != nil {
 		return err

@@ -46,17 +46,25 @@ func openState(s *Streams, target, out string) (*runState, error) {
 		fmt.Fprintf(s.Err, "%s: warning: %s: %s\n", prog, termtext.SanitizeLine(loc), termtext.SanitizeLine(w.Msg))
 	}
 	st := &runState{run: r, paths: feedback.PathsFor(r.Dir, out)}
-	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
+	if err := st.loadReview(); err != nil {
 		return nil, err
 	}
 	if st.legacy != nil {
 		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
 			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
 	}
-	if st.draft, err = feedback.LoadDraft(st.paths); err != nil {
-		return nil, err
-	}
 	return st, nil
+}
+
+// loadReview (re)reads the feedback file and the draft. A writer that
+// holds the lock calls it again after locking, so nothing written in
+// between is lost.
+func (st *runState) loadReview() (err error) {
+	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
+		return err
+	}
+	st.draft, err = feedback.LoadDraft(st.paths)
+	return err
 }
 
 // judgment returns the recorded feedback entry for c, nil when unreviewed.

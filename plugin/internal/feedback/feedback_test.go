@@ -112,6 +112,20 @@ func TestUpsert(t *testing.T) {
 	}
 }
 
+func TestAdopt(t *testing.T) {
+	f := &File{PerCase: []Case{{TestID: "a", Verdict: Flaky}, {TestID: "b", Verdict: Flaky}}}
+	Adopt(f, Case{TestID: "a", Target: "gpt", Verdict: Acceptable}) // replaces the test-id-only entry
+	Adopt(f, Case{TestID: "a", Target: "gpt", Verdict: Incorrect})  // exact match now
+	Adopt(f, Case{TestID: "c", Target: "gpt", Verdict: Acceptable}) // appended
+	var got []string
+	for _, c := range f.PerCase {
+		got = append(got, c.TestID+"/"+c.Target+"="+c.Verdict)
+	}
+	if want := "a/gpt=incorrect b/=flaky c/gpt=acceptable"; strings.Join(got, " ") != want {
+		t.Errorf("PerCase = %v, want %s", got, want)
+	}
+}
+
 func TestLookup(t *testing.T) {
 	f := &File{PerCase: []Case{
 		{TestID: "a", Verdict: Flaky},                                          // any target

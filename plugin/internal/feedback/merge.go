@@ -20,6 +20,21 @@ func Upsert(f *File, c Case) {
 	f.PerCase = append(f.PerCase, c)
 }
 
+// Adopt is Upsert for a case whose test id is unique in its run: an entry
+// that names only that test id (AgentV's documented shape, no target or
+// variant) is the same case, so it is replaced instead of left beside the
+// new entry as a second verdict. With several targets or variants such an
+// entry covers all of them, so callers use Upsert there.
+func Adopt(f *File, c Case) {
+	for i := range f.PerCase {
+		if e := &f.PerCase[i]; e.TestID == c.TestID && e.Target == "" && e.Variant == "" {
+			f.PerCase[i] = c
+			return
+		}
+	}
+	Upsert(f, c)
+}
+
 // Lookup returns the entry of f for a case, nil when none. An exact
 // (test_id, target, variant) match wins; otherwise an entry that leaves
 // target and/or variant empty matches any value there, because

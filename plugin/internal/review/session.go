@@ -275,20 +275,18 @@ func (s *session) finish() error {
 	return nil
 }
 
-// merged is the file to write: the earlier feedback's entries that were
-// not judged again, then this session's answers.
+// merged is the file to write: the earlier feedback with this session's
+// answers replacing the entries of the same cases, new ones appended.
 func (s *session) merged() *feedback.File {
 	final := *s.work
 	final.PerCase = nil
 	if s.Existing != nil {
-		for _, c := range s.Existing.PerCase {
-			if feedback.Lookup(s.work, c.TestID, c.Target, c.Variant) == nil {
-				final.PerCase = append(final.PerCase, c)
-			}
-		}
+		final.PerCase = slices.Clone(s.Existing.PerCase)
 		final.Extra = s.Existing.Extra
 	}
-	final.PerCase = append(final.PerCase, s.work.PerCase...)
+	for _, c := range s.work.PerCase {
+		Merge(&final, s.Run, c)
+	}
 	final.Timestamp = feedback.FormatTime(s.Now())
 	counts := map[string]int{}
 	for _, c := range final.PerCase {
@@ -296,6 +294,17 @@ func (s *session) merged() *feedback.File {
 	}
 	final.Summary = &feedback.Summary{Cases: len(s.Run.Cases), Reviewed: len(final.PerCase), Skipped: s.res.Skipped, Verdicts: counts}
 	return &final
+}
+
+// Merge records entry in f: it replaces the entry of the same case, or an
+// entry naming only its test id when that test id is unique in r (AgentV's
+// documented shape), or is appended.
+func Merge(f *feedback.File, r *run.Run, entry feedback.Case) {
+	if _, err := r.Find(entry.TestID); err == nil {
+		feedback.Adopt(f, entry)
+	} else {
+		feedback.Upsert(f, entry)
+	}
 }
 
 func (s *session) summary(f *feedback.File) {

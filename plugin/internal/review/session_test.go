@@ -420,3 +420,27 @@ func TestHazardsStayInert(t *testing.T) {
 		}
 	}
 }
+
+// TestAmendDocumentedShape: an entry with only a test id (AgentV's
+// documented shape) is the same case when the test id is unique in the
+// run: amending replaces it instead of adding a second verdict.
+func TestAmendDocumentedShape(t *testing.T) {
+	cfg := fixture(t, "iterations-1")
+	old := &feedback.File{RunID: "iterations-1", Reviewer: "bo", Timestamp: "2026-11-29T09:00:00.000Z",
+		PerCase: []feedback.Case{{TestID: "it-fixed", Verdict: feedback.Flaky}}}
+	if err := feedback.Write(cfg.Paths.Feedback, old); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Existing = old
+	cfg.Filter, _ = triage.ParseFilter("it-fixed")
+	cfg.Scope = triage.ScopeFilter
+	res, err := Run(cfg, pt.New(t, steps(judged("Incorrect", ""), closing("", true))...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f feedback.File
+	json.Unmarshal(written(t, res.Written), &f)
+	if len(f.PerCase) != 1 || f.PerCase[0].Target != "canned" || f.PerCase[0].Verdict != feedback.Incorrect {
+		t.Errorf("per_case %+v: want the one entry replaced", f.PerCase)
+	}
+}
