@@ -37,8 +37,8 @@ func (r *removing) Select(msg string, options []string, def int, help string) (i
 // be saved. The session does not panic and does not recreate the folder:
 // it stops at the failed draft save with one line naming the draft
 // ("<run>/feedback.draft.json: cannot write: no such file or directory",
-// hint "use --out FILE ...", exit 1), and its Result still counts the three
-// answers.
+// exit 1), whose hint names a rescue file in the temporary folder that
+// holds all three answers.
 func TestRunDirDeletedMidReview(t *testing.T) {
 	cfg := fixture(t, "iterations-1")
 	p := &removing{Prompter: pt.New(t, steps(clean(), clean(), clean())...), dir: cfg.Run.Dir, n: 3}
@@ -48,6 +48,13 @@ func TestRunDirDeletedMidReview(t *testing.T) {
 	}
 	if clierr.Code(err) != clierr.CodeFailure || !strings.Contains(err.Error(), cfg.Paths.Draft+": cannot write") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("error %q (exit %d), want one line naming %s, exit 1", err, clierr.Code(err), cfg.Paths.Draft)
+	}
+	hint := clierr.HintOf(err)
+	rescue := strings.Fields(strings.SplitAfter(hint, " are saved in ")[len(strings.SplitAfter(hint, " are saved in "))-1])[0]
+	rescue = strings.TrimSuffix(rescue, ";")
+	t.Cleanup(func() { os.Remove(rescue) })
+	if saved, lerr := feedback.Load(rescue); lerr != nil || len(saved.PerCase) != 3 {
+		t.Errorf("hint %q: the rescue file should hold all three answers (%v)", hint, lerr)
 	}
 	if res.Answered != 3 {
 		t.Errorf("answered %d, want 3 (two saved before the deletion, one held in memory)", res.Answered)

@@ -330,7 +330,18 @@ func (s *session) workCases() []feedback.Case {
 
 func (s *session) saveDraft() error {
 	s.work.Timestamp = feedback.FormatTime(s.Now())
-	return feedback.SaveDraft(s.Paths, s.work)
+	err := feedback.SaveDraft(s.Paths, s.work)
+	if err == nil {
+		return nil
+	}
+	// The draft cannot be written (run folder gone, disk full): keep the
+	// answers in a rescue file in the temporary folder and say where.
+	rescue := filepath.Join(os.TempDir(), fmt.Sprintf("agentv-review-rescue-%d.json", s.Now().UnixNano()))
+	if feedback.Write(rescue, s.work) != nil {
+		return err
+	}
+	return &clierr.Error{Code: clierr.Code(err), Msg: err.Error(), Err: err,
+		Hint: fmt.Sprintf("your %d answer(s) are saved in %s; copy it to %s to resume", len(s.work.PerCase), rescue, s.Paths.Draft)}
 }
 
 // notes asks for a free-text answer; ":e" opens the editor.
