@@ -35,7 +35,13 @@ import (
 )
 
 // DefaultTimeout bounds every wait of a new Term.
-const DefaultTimeout = 10 * time.Second
+// It is generous so a loaded CI machine does not fail a correct program;
+// a missing prompt still fails the test instead of hanging it.
+const DefaultTimeout = 30 * time.Second
+
+// killWait bounds the wait for a killed program to be reaped, whatever the
+// expectation timeout (a loaded machine can take a while).
+const killWait = 5 * time.Second
 
 // Keys as a terminal sends them.
 const (
@@ -288,7 +294,7 @@ func (tm *Term) stop() {
 		_ = tm.cmd.Process.Kill()
 		select {
 		case <-tm.exited:
-		case <-time.After(tm.timeout):
+		case <-time.After(max(tm.timeout, killWait)):
 			tm.t.Errorf("ptytest: %s did not exit after being killed", tm.cmd.Path)
 		}
 	}
