@@ -128,3 +128,18 @@ func (st *runState) find(ref string) (*run.Case, error) {
 	}
 	return st.run.Find(ref)
 }
+
+// openCase opens the run and finds the case named by "[run] <case>"
+// arguments.
+func openCase(s *Streams, args []string, out string) (*runState, *run.Case, error) {
+	target, ref := "", args[0]
+	if len(args) == 2 {
+		target, ref = args[0], args[1]
+	}
+	st, err := openState(s, target, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := st.find(ref)
+	return st, cs, err
+}

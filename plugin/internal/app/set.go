@@ -40,19 +40,11 @@ func setAction(s *Streams, c *cli.Context, args []string) error {
 	if err := requireFlag(c, "verdict"); err != nil {
 		return err
 	}
-	target, ref := "", args[0]
-	if len(args) == 2 {
-		target, ref = args[0], args[1]
-	}
 	cat, err := prompts.Load()
 	if err != nil {
 		return err
 	}
-	st, err := openState(s, target, c.String("out"))
-	if err != nil {
-		return err
-	}
-	cs, err := st.find(ref)
+	st, cs, err := openCase(s, args, c.String("out"))
 	if err != nil {
 		return err
 	}

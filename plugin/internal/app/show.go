@@ -34,15 +34,7 @@ type showReport struct {
 }
 
 func showAction(s *Streams, c *cli.Context, args []string) error {
-	target, ref := "", args[0]
-	if len(args) == 2 {
-		target, ref = args[0], args[1]
-	}
-	st, err := openState(s, target, c.String("out"))
-	if err != nil {
-		return err
-	}
-	cs, err := st.find(ref)
+	st, cs, err := openCase(s, args, c.String("out"))
 	if err != nil {
 		return err
 	}
