@@ -175,7 +175,7 @@ func priorVerdicts(dirs []string) map[string]review.PriorVerdict {
 const maxPatternRuns = 5
 
 // runsPattern returns a function giving a case's outcomes in the last few
-// earlier runs and this one ("P P F"). The earlier manifests are read once,
+// earlier runs that have it and this one ("P P F"). The earlier manifests are read once,
 // on first use.
 func runsPattern(dirs []string) func(c *run.Case) string {
 	if len(dirs) == 0 {
@@ -200,7 +200,9 @@ func runsPattern(dirs []string) func(c *run.Case) string {
 		load()
 		marks := make([]string, 0, len(outcomes)+1)
 		for _, m := range outcomes {
-			marks = append(marks, review.OutcomeMark(m[review.Key(c.TestID, c.Target, c.Variant)]))
+			if o, ok := m[review.Key(c.TestID, c.Target, c.Variant)]; ok { // runs without the case say nothing
+				marks = append(marks, review.OutcomeMark(o))
+			}
 		}
 		return strings.Join(append(marks, review.OutcomeMark(c.Outcome)), " ")
 	}
