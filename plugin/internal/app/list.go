@@ -1,7 +1,13 @@
 package app
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -70,7 +76,7 @@ func listAction(s *Streams, c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openState(s, argOr(args, 0), c.String("out"))
+	st, err := openStateWith(s, argOr(args, 0), c.String("out"), run.Options{Outline: true})
 	if err != nil {
 		return err
 	}
@@ -78,33 +84,47 @@ func listAction(s *Streams, c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := listReport{RunID: st.run.ID, Scope: scope, Total: len(st.run.Cases), Cases: make([]listEntry, len(items))}
-	for i, it := range items {
-		e := listEntry{
-			Rank: i + 1, caseRef: st.refOf(it.Case), Outcome: it.Case.Outcome, Score: it.Case.Score,
-			Tier: it.Tier.String(), Reasons: it.Reasons, Samples: triage.SamplePattern(it.Case.Samples),
+	// Entries are made as they are written: a 100k-case list is never
+	// whole in memory.
+	entries := func(yield func(listEntry) bool) {
+		for i, it := range items {
+			if !yield(st.listEntry(i+1, it)) {
+				return
+			}
 		}
-		if e.Reasons == nil {
-			e.Reasons = []triage.Reason{}
-		}
-		if j := st.judgment(it.Case); j != nil {
-			e.Verdict = &j.Verdict
-		}
-		rep.Cases[i] = e
 	}
+	rep := listReport{RunID: st.run.ID, Scope: scope, Total: len(st.run.Cases), Cases: []listEntry{}}
 	if c.Bool("json") {
-		return writeJSON(s.Out, rep)
+		return writeJSONStream(s.Out, rep, entries)
 	}
-	printList(s, rep)
+	printList(s, rep, entries)
 	return nil
 }
 
-func printList(s *Streams, rep listReport) {
+func (st *runState) listEntry(rank int, it triage.Item) listEntry {
+	e := listEntry{
+		Rank: rank, caseRef: st.refOf(it.Case), Outcome: it.Case.Outcome, Score: it.Case.Score,
+		Tier: it.Tier.String(), Reasons: it.Reasons, Samples: triage.SamplePattern(it.Case.Samples),
+	}
+	if e.Reasons == nil {
+		e.Reasons = []triage.Reason{}
+	}
+	if j := st.judgment(it.Case); j != nil {
+		e.Verdict = &j.Verdict
+	}
+	return e
+}
+
+// printList prints entries (rep.Cases is not used), reading them twice:
+// once to size the ref column, once to print.
+func printList(s *Streams, rep listReport, entries iter.Seq[listEntry]) {
 	refWidth := 8
-	for _, e := range rep.Cases {
+	for e := range entries {
 		refWidth = max(refWidth, min(40, termtext.Width(termtext.SanitizeLine(e.Ref))))
 	}
-	for _, e := range rep.Cases {
+	n := 0
+	for e := range entries {
+		n++
 		verdict := "-"
 		if e.Verdict != nil {
 			verdict = *e.Verdict
@@ -118,5 +138,41 @@ func printList(s *Streams, rep listReport) {
 			strings.Repeat(" ", refWidth-termtext.Width(ref)), e.Outcome, triage.FormatScore(e.Score),
 			verdict, termtext.SanitizeLine(strings.Join(reasons, "; ")))
 	}
-	fmt.Fprintf(s.Out, "%d of %d cases (scope %s)\n", len(rep.Cases), rep.Total, rep.Scope)
+	fmt.Fprintf(s.Out, "%d of %d cases (scope %s)\n", n, rep.Total, rep.Scope)
+}
+
+// writeJSONStream writes doc exactly as writeJSON would, except that doc's
+// last member, an empty array in doc, is filled from items as they come:
+// the document is never whole in memory.
+func writeJSONStream[T any](w io.Writer, doc any, items iter.Seq[T]) error {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, doc); err != nil {
+		return err
+	}
+	head, ok := bytes.CutSuffix(buf.Bytes(), []byte("[]\n}\n"))
+	if !ok {
+		return errors.New("writeJSONStream: the document's last member is not an empty array")
+	}
+	out := bufio.NewWriter(w)
+	out.Write(head)
+	var item bytes.Buffer
+	enc := json.NewEncoder(&item)
+	enc.SetIndent("    ", "  ") // an element of a member of the top object
+	enc.SetEscapeHTML(false)
+	sep := "[\n    "
+	for it := range items {
+		item.Reset()
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+		out.WriteString(sep)
+		out.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
+		sep = ",\n    "
+	}
+	if sep == "[\n    " {
+		out.WriteString("[]\n}\n")
+	} else {
+		out.WriteString("\n  ]\n}\n")
+	}
+	return out.Flush()
 }

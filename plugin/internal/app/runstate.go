@@ -34,7 +34,13 @@ var outFlag = &cli.StringFlag{Name: "out", Usage: "feedback `FILE` to use instea
 // openState opens the run named by target and loads its feedback and draft.
 // Run warnings go to stderr.
 func openState(s *Streams, target, out string) (*runState, error) {
-	r, err := run.Open(target, run.Options{})
+	return openStateWith(s, target, out, run.Options{})
+}
+
+// openStateWith is openState with run options: status and list open with
+// run.Options.Outline, as they rank cases but show no grader details.
+func openStateWith(s *Streams, target, out string, opts run.Options) (*runState, error) {
+	r, err := run.Open(target, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
+	"agentv-review/plugin/internal/triage"
 	"agentv-review/prompts"
 )
 
@@ -74,7 +76,7 @@ func statusAction(s *Streams, c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openState(s, argOr(args, 0), c.String("out"))
+	st, err := openStateWith(s, argOr(args, 0), c.String("out"), run.Options{Outline: true})
 	if err != nil {
 		return err
 	}
@@ -91,22 +93,33 @@ func statusAction(s *Streams, c *cli.Context, args []string) error {
 		rep.Warnings = append(rep.Warnings, w.Msg)
 	}
 	gate := c.Bool("require-complete") || len(failOn) > 0
-	var problems []gateProblem
-	for _, item := range st.ranked() {
-		j := st.judgment(item.Case)
+	problem := func(j *feedback.Case) string {
 		switch {
-		case j == nil:
+		case j == nil && c.Bool("require-complete"):
+			return "unreviewed"
+		case j != nil && slices.Contains(failOn, j.Verdict):
+			return j.Verdict
+		}
+		return ""
+	}
+	var offending []*run.Case
+	for _, rc := range r.Cases {
+		j := st.judgment(rc)
+		if j == nil {
 			rep.Unreviewed++
-			if c.Bool("require-complete") {
-				problems = append(problems, gateProblem{st.refOf(item.Case), "unreviewed"})
-			}
-		default:
+		} else {
 			rep.Reviewed++
 			rep.Verdicts[j.Verdict]++
-			if slices.Contains(failOn, j.Verdict) {
-				problems = append(problems, gateProblem{st.refOf(item.Case), j.Verdict})
-			}
 		}
+		if problem(j) != "" {
+			offending = append(offending, rc)
+		}
+	}
+	// Problems are listed in review order; ranking only the offending
+	// cases gives their order among all.
+	var problems []gateProblem
+	for _, item := range triage.Rank(offending) {
+		problems = append(problems, gateProblem{st.refOf(item.Case), problem(st.judgment(item.Case))})
 	}
 	if st.feedback != nil {
 		rep.Feedback = &st.paths.Feedback

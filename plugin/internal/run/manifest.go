@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 
 	"agentv-review/plugin/internal/clierr"
@@ -20,10 +21,10 @@ func (r *Run) readManifest(file, rel string) error {
 		return unreadable(rel, err)
 	}
 	defer f.Close()
-	p := startPipeline(f)
+	p := startPipeline(f, r.opts.Outline)
 	defer p.stop()
 
-	seen := map[dedupeKey]int{}
+	seen := newDedupe()
 	owner := map[string]int{} // result folder -> index of the last case using it
 	dirs := []string{}
 	dupes, firstDupe := 0, 0
@@ -43,11 +44,8 @@ blocks:
 				r.warn(rel, n, row.warn)
 			}
 			r.Rows++
-			key := dedupeKey{c.EvalPath, c.Suite, c.TestID, c.Target, c.Variant}
-			i, dup := seen[key]
+			i, dup := seen.index(c, r.Cases)
 			if !dup {
-				i = len(r.Cases)
-				seen[key] = i
 				r.Cases = append(r.Cases, nil)
 				dirs = append(dirs, "")
 			} else {
@@ -90,6 +88,47 @@ blocks:
 
 // dedupeKey is AgentV's dedupe key for result rows.
 type dedupeKey struct{ evalPath, suite, testID, target, variant string }
+
+func keyOf(c *Case) dedupeKey {
+	return dedupeKey{c.EvalPath, c.Suite, c.TestID, c.Target, c.Variant}
+}
+
+// dedupe finds the case that has a row's dedupe key. It maps a hash of
+// each key to its case (16 bytes a case instead of the five strings'
+// 88); a key whose hash an earlier key already has goes to clashes.
+type dedupe struct {
+	hash    func(dedupeKey) uint64
+	first   map[uint64]int
+	clashes map[dedupeKey]int
+}
+
+func newDedupe() *dedupe {
+	seed := maphash.MakeSeed()
+	return &dedupe{
+		hash:    func(k dedupeKey) uint64 { return maphash.Comparable(seed, k) },
+		first:   map[uint64]int{},
+		clashes: map[dedupeKey]int{},
+	}
+}
+
+// index returns the index in cases of the case with c's key, or, when
+// there is none yet, registers c's key at len(cases).
+func (d *dedupe) index(c *Case, cases []*Case) (i int, dup bool) {
+	k := keyOf(c)
+	h := d.hash(k)
+	if i, dup = d.first[h]; !dup {
+		d.first[h] = len(cases)
+		return len(cases), false
+	}
+	if keyOf(cases[i]) == k {
+		return i, true
+	}
+	if i, dup = d.clashes[k]; !dup {
+		d.clashes[k] = len(cases)
+		return len(cases), false
+	}
+	return i, true
+}
 
 func (r *Run) warn(file string, line int, msg string) {
 	r.Warnings = append(r.Warnings, Warning{File: file, Line: line, Msg: msg})

@@ -50,7 +50,9 @@ type pipeline struct {
 	wg      sync.WaitGroup
 }
 
-func startPipeline(src io.Reader) *pipeline {
+// startPipeline starts reading src; with outline, cases keep only the
+// outlines of their graders and samples (Options.Outline).
+func startPipeline(src io.Reader, outline bool) *pipeline {
 	ordered := make(chan *block, maxBlocks)
 	work := make(chan *block, maxBlocks)
 	pool := make(chan []byte, maxBlocks)
@@ -67,6 +69,9 @@ func startPipeline(src io.Reader) *pipeline {
 			defer p.wg.Done()
 			sk := skimmer{in: interner{}}
 			var a arena
+			if outline {
+				a.outlines = &outlines{graderSets: map[string][]GraderSummary{}, sampleSets: map[string][]SampleSummary{}}
+			}
 			for b := range work {
 				b.parse(&sk, &a)
 				pool <- b.buf[:0]

@@ -19,6 +19,11 @@ import (
 type Options struct {
 	Cwd         string // resolves relative targets and finds .agentv/cache.json; "" = os.Getwd
 	AnswerLimit int64  // max bytes of a sidecar text read by Detail; 0 = DefaultAnswerLimit
+	// Outline keeps only what ranking needs of a case's graders (Type and
+	// Pass) and samples (Pass), shared by every case with the same outline,
+	// so a 100k-case run costs no grader or sample memory per case. For
+	// status and list; Detail still reads everything.
+	Outline bool
 }
 
 // DefaultAnswerLimit is how much of a sidecar text Detail reads by default.

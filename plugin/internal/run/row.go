@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"path"
@@ -139,13 +140,7 @@ func parseRow(line []byte, sk *skimmer, a *arena) (c *Case, dir, warn string, er
 	if len(graders) == 0 {
 		graders = w.EvaluatorResults
 	}
-	c.Graders = take(&a.graders, len(graders))
-	for i, g := range graders {
-		c.Graders[i] = GraderSummary{
-			Name: g.Name, Type: g.Type, Score: a.float(g.Score), Weight: a.float(g.Weight),
-			Verdict: g.Verdict, Pass: graderPass(g.Pass, g.Verdict),
-		}
-	}
+	c.Graders = a.summaries(graders)
 	c.Samples = repeats(w, a, sk.in)
 	return c, artifactDir(w), warn, nil
 }
@@ -159,6 +154,80 @@ type arena struct {
 	graders []GraderSummary
 	samples []SampleSummary
 	floats  []float64
+
+	outlines *outlines // set under Options.Outline
+}
+
+// summaries returns the summaries of a row's graders.
+func (a *arena) summaries(gs []graderWire) []GraderSummary {
+	if a.outlines != nil {
+		return a.outlines.graders(gs)
+	}
+	out := take(&a.graders, len(gs))
+	for i, g := range gs {
+		out[i] = GraderSummary{
+			Name: g.Name, Type: g.Type, Score: a.float(g.Score), Weight: a.float(g.Weight),
+			Verdict: g.Verdict, Pass: graderPass(g.Pass, g.Verdict),
+		}
+	}
+	return out
+}
+
+// outlines hands out, under Options.Outline, one shared copy of each
+// distinct grader outline (Type and Pass of each grader, in order) and
+// sample outline (Pass of each sample). The slices are never written
+// through.
+type outlines struct {
+	key        []byte
+	graderSets map[string][]GraderSummary
+	sampleSets map[string][]SampleSummary
+}
+
+func (o *outlines) graders(gs []graderWire) []GraderSummary {
+	if len(gs) == 0 {
+		return nil
+	}
+	o.key = o.key[:0]
+	for _, g := range gs {
+		o.key = binary.AppendUvarint(o.key, uint64(len(g.Type)))
+		o.key = append(append(o.key, g.Type...), passMark(graderPass(g.Pass, g.Verdict)))
+	}
+	if v, ok := o.graderSets[string(o.key)]; ok {
+		return v
+	}
+	v := make([]GraderSummary, len(gs))
+	for i, g := range gs {
+		v[i] = GraderSummary{Type: g.Type, Pass: graderPass(g.Pass, g.Verdict)}
+	}
+	o.graderSets[string(o.key)] = v
+	return v
+}
+
+func (o *outlines) samples(rs []repeatWire) []SampleSummary {
+	o.key = o.key[:0]
+	for _, r := range rs {
+		o.key = append(o.key, passMark(r.pass()))
+	}
+	if v, ok := o.sampleSets[string(o.key)]; ok {
+		return v
+	}
+	v := make([]SampleSummary, len(rs))
+	for i, r := range rs {
+		v[i].Pass = r.pass()
+	}
+	o.sampleSets[string(o.key)] = v
+	return v
+}
+
+// passMark is a one-byte key for a verdict: 'P', 'F' or '?'.
+func passMark(p *bool) byte {
+	switch {
+	case p == nil:
+		return '?'
+	case *p:
+		return 'P'
+	}
+	return 'F'
 }
 
 // arenaChunk is how many values of a kind one chunk holds.
@@ -273,8 +342,11 @@ func repeats(w *rowWire, a *arena, in interner) []SampleSummary {
 	case len(w.Trials) > 0:
 		list, kind = w.Trials, "trial"
 	}
-	if len(list) == 0 {
+	switch {
+	case len(list) == 0:
 		return nil
+	case a.outlines != nil:
+		return a.outlines.samples(list)
 	}
 	out := take(&a.samples, len(list))
 	for i, r := range list {
@@ -303,11 +375,15 @@ func (r repeatWire) summary(i int, kind string, in interner) SampleSummary {
 	default:
 		label = fmt.Sprintf("%s-%d", kind, i+1)
 	}
-	pass := verdictPass(r.Verdict)
+	return SampleSummary{Label: in.get(label), Score: r.Score, Pass: r.pass(), Path: p}
+}
+
+// pass reads a repeat's verdict: status, else verdict.
+func (r repeatWire) pass() *bool {
 	if r.Status != "" {
-		pass = verdictPass(r.Status)
+		return verdictPass(r.Status)
 	}
-	return SampleSummary{Label: in.get(label), Score: r.Score, Pass: pass, Path: p}
+	return verdictPass(r.Verdict)
 }
 
 // interner (nil: no sharing) shares the many repeated short strings of a
