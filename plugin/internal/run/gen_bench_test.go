@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"agentv-review/bench/gen/genrun"
@@ -39,29 +40,53 @@ func generatedRun(b *testing.B, layout string, rows int) (dir string, st genrun.
 	return dir, st
 }
 
-// BenchmarkOpenGenerated opens synthetic 4.42.4 and v5 runs; the 100k-row
-// ones (about 0.5 GB of manifest each, written once into the cache) are
-// skipped with -short.
+// BenchmarkOpenGenerated opens synthetic 4.42.4 and v5 runs, in full and
+// with Options.Outline (what status and list use), and reports live-MiB:
+// the heap an opened run keeps (HeapInuse after a collection, less the
+// heap before Open). The 100k-row runs (about 0.5 GB of manifest each,
+// written once into the cache) are skipped with -short.
 func BenchmarkOpenGenerated(b *testing.B) {
 	for _, layout := range []string{"442", "v5"} {
 		for _, rows := range []int{10_000, 100_000} {
-			b.Run(fmt.Sprintf("%s-%dk", layout, rows/1000), func(b *testing.B) {
-				if rows > 10_000 && testing.Short() {
-					b.Skip("100k rows: run without -short")
+			for _, opts := range []Options{{}, {Outline: true}} {
+				name := fmt.Sprintf("%s-%dk", layout, rows/1000)
+				if opts.Outline {
+					name += "-outline"
 				}
-				dir, st := generatedRun(b, layout, rows)
-				b.SetBytes(st.ManifestBytes)
-				b.ReportAllocs()
-				for b.Loop() {
-					r, err := Open(dir, Options{})
-					if err != nil {
-						b.Fatal(err)
+				b.Run(name, func(b *testing.B) {
+					if rows > 10_000 && testing.Short() {
+						b.Skip("100k rows: run without -short")
 					}
-					if len(r.Cases) != st.Cases {
-						b.Fatalf("%d cases, want %d", len(r.Cases), st.Cases)
+					dir, st := generatedRun(b, layout, rows)
+					b.SetBytes(st.ManifestBytes)
+					b.ReportAllocs()
+					open := func() *Run {
+						r, err := Open(dir, opts)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if len(r.Cases) != st.Cases {
+							b.Fatalf("%d cases, want %d", len(r.Cases), st.Cases)
+						}
+						return r
 					}
-				}
-			})
+					for b.Loop() {
+						open()
+					}
+					before := heapInuse()
+					r := open()
+					b.ReportMetric(float64(heapInuse()-before)/(1<<20), "live-MiB")
+					runtime.KeepAlive(r)
+				})
+			}
 		}
 	}
+}
+
+// heapInuse returns HeapInuse after a collection.
+func heapInuse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
 }

@@ -72,8 +72,11 @@ func startPipeline(src io.Reader, outline bool) *pipeline {
 			if outline {
 				a.outlines = &outlines{graderSets: map[string][]GraderSummary{}, sampleSets: map[string][]SampleSummary{}}
 			}
+			rowsHint := 0 // rows of the last block, and some: blocks are alike
 			for b := range work {
+				b.rows = make([]parsedRow, 0, rowsHint)
 				b.parse(&sk, &a)
+				rowsHint = len(b.rows) + len(b.rows)/4
 				pool <- b.buf[:0]
 				b.buf = nil
 				close(b.done)
