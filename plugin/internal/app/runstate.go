@@ -22,8 +22,9 @@ import (
 type runState struct {
 	run      *run.Run
 	paths    feedback.Paths
-	feedback *feedback.File // nil when the run has no feedback yet
-	draft    *feedback.File // nil when there is no draft
+	feedback *feedback.File  // nil when the run has no feedback yet
+	index    *feedback.Index // finds feedback entries by case
+	draft    *feedback.File  // nil when there is no draft
 	// legacy holds the notes of a feedback.json in an older shape (AgentV
 	// dashboard, skill-creator); such a file is archived, never overwritten.
 	legacy []feedback.LegacyNote
@@ -69,16 +70,14 @@ func (st *runState) loadReview() (err error) {
 	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
 		return err
 	}
+	st.index = feedback.NewIndex(st.feedback)
 	st.draft, err = feedback.LoadDraft(st.paths)
 	return err
 }
 
 // judgment returns the recorded feedback entry for c, nil when unreviewed.
 func (st *runState) judgment(c *run.Case) *feedback.Case {
-	if st.feedback == nil {
-		return nil
-	}
-	return feedback.Lookup(st.feedback, c.TestID, c.Target, c.Variant)
+	return st.index.Lookup(c.TestID, c.Target, c.Variant)
 }
 
 // ranked returns the run's cases in review order.

@@ -112,6 +112,12 @@ func TestUpsert(t *testing.T) {
 	}
 }
 
+func TestNilIndex(t *testing.T) {
+	if c := NewIndex(nil).Lookup("a", "", ""); c != nil {
+		t.Errorf("lookup in no file found %+v", c)
+	}
+}
+
 func TestAdopt(t *testing.T) {
 	f := &File{PerCase: []Case{{TestID: "a", Verdict: Flaky}, {TestID: "b", Verdict: Flaky}}}
 	Adopt(f, Case{TestID: "a", Target: "gpt", Verdict: Acceptable}) // replaces the test-id-only entry
@@ -147,7 +153,11 @@ func TestLookup(t *testing.T) {
 		{"c", "gpt", "", ""},
 		{"zzz", "", "", ""},
 	}
+	ix := NewIndex(f)
 	for _, tt := range tests {
+		if a, b := Lookup(f, tt.testID, tt.target, tt.variant), ix.Lookup(tt.testID, tt.target, tt.variant); a != b {
+			t.Errorf("%+v: Index.Lookup = %v, Lookup = %v", tt, b, a)
+		}
 		got := ""
 		if c := Lookup(f, tt.testID, tt.target, tt.variant); c != nil {
 			got = c.Verdict

@@ -1,5 +1,7 @@
 package feedback
 
+import "iter"
+
 // caseKey identifies a per_case entry: test_id alone is not unique in a run
 // (several targets and variants run the same test).
 type caseKey struct{ testID, target, variant string }
@@ -39,14 +41,53 @@ func Adopt(f *File, c Case) {
 // (test_id, target, variant) match wins; otherwise an entry that leaves
 // target and/or variant empty matches any value there, because
 // AgentV's documented files carry test_id only. Among such entries the
-// first in the file wins.
+// first in the file wins. It scans f: for many lookups use an Index.
 func Lookup(f *File, testID, target, variant string) *Case {
-	var loose *Case
-	for i := range f.PerCase {
-		c := &f.PerCase[i]
-		if c.TestID != testID {
-			continue
+	return pick(func(yield func(*Case) bool) {
+		for i := range f.PerCase {
+			if f.PerCase[i].TestID == testID && !yield(&f.PerCase[i]) {
+				return
+			}
 		}
+	}, target, variant)
+}
+
+// Index answers Lookup for every case of a run without scanning the file
+// each time (a 100k-case run against a 100k-entry file).
+type Index struct {
+	f    *File
+	byID map[string][]int // test_id → entry positions, in file order
+}
+
+// NewIndex indexes f, which may be nil (then every lookup finds nothing).
+// f must not change while the index is used.
+func NewIndex(f *File) *Index {
+	ix := &Index{f: f, byID: map[string][]int{}}
+	if f != nil {
+		for i, c := range f.PerCase {
+			ix.byID[c.TestID] = append(ix.byID[c.TestID], i)
+		}
+	}
+	return ix
+}
+
+// Lookup is Lookup(f, ...) for the indexed file.
+func (ix *Index) Lookup(testID, target, variant string) *Case {
+	return pick(func(yield func(*Case) bool) {
+		for _, i := range ix.byID[testID] {
+			if !yield(&ix.f.PerCase[i]) {
+				return
+			}
+		}
+	}, target, variant)
+}
+
+// pick chooses among the entries of one test id, in file order: an exact
+// target and variant match, else the first entry whose empty target or
+// variant matches any.
+func pick(entries iter.Seq[*Case], target, variant string) *Case {
+	var loose *Case
+	for c := range entries {
 		if c.Target == target && c.Variant == variant {
 			return c
 		}

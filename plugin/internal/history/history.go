@@ -133,8 +133,9 @@ func Build(runs []Run) Report {
 			}
 			t.Steps = append(t.Steps, st)
 		}
+		index := feedback.NewIndex(r.Feedback)
 		for _, c := range r.Run.Cases {
-			j := judgment(r.Feedback, c)
+			j := index.Lookup(c.TestID, c.Target, c.Variant)
 			st := Step{RunID: r.Run.ID, Outcome: string(c.Outcome), Score: c.Score, Verdict: Unreviewed}
 			passed := c.Outcome == run.Passed
 			if passed {
@@ -174,14 +175,6 @@ func Build(runs []Run) Report {
 			cmp.Compare(a.Key, b.Key))
 	})
 	return rep
-}
-
-// judgment is the feedback entry for c, nil when unreviewed.
-func judgment(f *feedback.File, c *run.Case) *feedback.Case {
-	if f == nil {
-		return nil
-	}
-	return feedback.Lookup(f, c.TestID, c.Target, c.Variant)
 }
 
 // countGraders adds a judgment made in this run (not carried forward) to

@@ -69,14 +69,12 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 			s.say("          %s\n", termtext.SanitizeLine(prior.Case.Notes))
 		}
 	}
-	if s.Existing != nil {
-		if j := feedback.Lookup(s.Existing, c.TestID, c.Target, c.Variant); j != nil {
-			who := termtext.SanitizeLine(j.Reviewer)
-			if j.ReviewerKind == feedback.Agent {
-				who += " (agent: confirm or correct it)"
-			}
-			s.say("recorded  %s by %s, pre-filled below\n", termtext.SanitizeLine(j.Verdict), who)
+	if j := s.existing.Lookup(c.TestID, c.Target, c.Variant); j != nil {
+		who := termtext.SanitizeLine(j.Reviewer)
+		if j.ReviewerKind == feedback.Agent {
+			who += " (agent: confirm or correct it)"
 		}
+		s.say("recorded  %s by %s, pre-filled below\n", termtext.SanitizeLine(j.Verdict), who)
 	}
 	for _, n := range s.Legacy {
 		if n.TestID == c.TestID {
@@ -126,10 +124,8 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 // earlier is the judgment to pre-fill: from the feedback being amended,
 // else from an earlier run.
 func (s *session) earlier(c *run.Case) *feedback.Case {
-	if s.Existing != nil {
-		if j := feedback.Lookup(s.Existing, c.TestID, c.Target, c.Variant); j != nil {
-			return j
-		}
+	if j := s.existing.Lookup(c.TestID, c.Target, c.Variant); j != nil {
+		return j
 	}
 	if p, ok := s.prior(c); ok {
 		return &p.Case

@@ -75,10 +75,11 @@ type Result struct {
 // session is one run of the state machine.
 type session struct {
 	Config
-	ask   Asker
-	work  *feedback.File // answers of this session: what the draft holds
-	items []triage.Item
-	res   Result
+	ask      Asker
+	existing *feedback.Index // finds the entries of Existing
+	work     *feedback.File  // answers of this session: what the draft holds
+	items    []triage.Item
+	res      Result
 }
 
 // Run performs a guided review. It returns clierr.ErrInterrupted (wrapped)
@@ -87,7 +88,7 @@ func Run(cfg Config, ask Asker) (Result, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &session{Config: cfg, ask: ask}
+	s := &session{Config: cfg, ask: ask, existing: feedback.NewIndex(cfg.Existing)}
 	err := s.run()
 	if errors.Is(err, clierr.ErrInterrupted) {
 		s.say("\ninterrupted: %d answer(s) kept in %s\nresume with: agentv review %s\n",
