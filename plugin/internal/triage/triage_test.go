@@ -1,0 +1,135 @@
+package triage
+
+import (
+	"slices"
+	"testing"
+
+	"agentv-review/plugin/internal/run"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func grader(pass *bool) run.GraderSummary {
+	return run.GraderSummary{Type: "contains", Name: "g", Pass: pass}
+}
+
+func codes(it Item) []string {
+	var out []string
+	for _, r := range it.Reasons {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+func TestClassify(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	tests := []struct {
+		name  string
+		c     run.Case
+		tier  Tier
+		codes []string
+	}{
+		{"clean pass", run.Case{Outcome: run.Passed, Score: 1, Graders: []run.GraderSummary{grader(yes)}}, TierClean, nil},
+		{"errored", run.Case{Outcome: run.Errored, FailureStage: "agent"}, TierErrored, []string{"errored"}},
+		{"failed, graders disagree", run.Case{Outcome: run.Failed, Score: 0.5, Graders: []run.GraderSummary{grader(yes), grader(no)}},
+			TierFailed, []string{"failed", "graders_disagree"}},
+		{"pass despite a failing grader", run.Case{Outcome: run.Passed, Score: 0.8, Graders: []run.GraderSummary{grader(no)}},
+			TierSuspicious, []string{"passed_despite_graders", "near_threshold"}},
+		{"fail although every grader passed", run.Case{Outcome: run.Failed, Score: 0.2, Graders: []run.GraderSummary{grader(yes)}},
+			TierFailed, []string{"failed", "failed_despite_graders"}},
+		{"skipped grader", run.Case{Outcome: run.Passed, Score: 1, Graders: []run.GraderSummary{grader(nil)}},
+			TierSuspicious, []string{"grader_skipped"}},
+		{"pass below threshold (trials mean)", run.Case{Outcome: run.Passed, Score: 0.5}, TierSuspicious, []string{"pass_below_threshold"}},
+		{"fail above threshold", run.Case{Outcome: run.Failed, Score: 0.95}, TierFailed, []string{"failed", "fail_above_threshold"}},
+		{"flipping samples", run.Case{Outcome: run.Passed, Score: 1, Samples: []run.SampleSummary{{Pass: yes}, {Pass: no}, {Pass: yes}}},
+			TierSuspicious, []string{"flipping_samples"}},
+		{"steady samples", run.Case{Outcome: run.Passed, Score: 1, Samples: []run.SampleSummary{{Pass: yes}, {Pass: yes}}}, TierClean, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			it := classify(&tt.c)
+			if it.Tier != tt.tier || !slices.Equal(codes(it), tt.codes) {
+				t.Errorf("tier %s reasons %v, want %s %v", it.Tier, codes(it), tt.tier, tt.codes)
+			}
+		})
+	}
+}
+
+func TestRankOrder(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	cases := []*run.Case{
+		{TestID: "clean", Outcome: run.Passed, Score: 1},
+		{TestID: "fail-plain", Outcome: run.Failed, Score: 0},
+		{TestID: "suspicious", Outcome: run.Passed, Score: 0.5},
+		{TestID: "error", Outcome: run.Errored},
+		{TestID: "fail-disagree", Outcome: run.Failed, Score: 0.5, Graders: []run.GraderSummary{grader(yes), grader(no)}},
+	}
+	var got []string
+	for _, it := range Rank(cases) {
+		got = append(got, it.Case.TestID)
+	}
+	want := []string{"error", "fail-disagree", "fail-plain", "suspicious", "clean"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+func TestSelectAndFilter(t *testing.T) {
+	cases := []*run.Case{
+		{TestID: "json-a", Target: "v1", Outcome: run.Failed, Graders: []run.GraderSummary{{Type: "is-json"}}},
+		{TestID: "json-b", Target: "v2", Outcome: run.Passed, Score: 1},
+		{TestID: "text", Target: "v1", Outcome: run.Errored},
+	}
+	items := Rank(cases)
+	for _, tt := range []struct {
+		scope, filter string
+		want          []string
+	}{
+		{ScopeSuspicious, "", []string{"text", "json-a"}},
+		{ScopeFailures, "", []string{"text", "json-a"}},
+		{ScopeAll, "", []string{"text", "json-a", "json-b"}},
+		{ScopeFilter, "json-*", []string{"json-a", "json-b"}},
+		{ScopeFilter, "target=v1", []string{"text", "json-a"}},
+		{ScopeFilter, "grader=is-json", []string{"json-a"}},
+	} {
+		var f Filter
+		if tt.filter != "" {
+			var err error
+			if f, err = ParseFilter(tt.filter); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sel, err := Select(items, tt.scope, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range sel {
+			got = append(got, it.Case.TestID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s %q: %v, want %v", tt.scope, tt.filter, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "colour=red", "["} {
+		if _, err := ParseFilter(bad); err == nil {
+			t.Errorf("ParseFilter(%q) accepted", bad)
+		}
+	}
+	if _, err := Select(items, "nope", Filter{}); err == nil {
+		t.Error("unknown scope accepted")
+	}
+	if _, err := Select(items, ScopeFilter, Filter{}); err == nil {
+		t.Error("filter scope without a filter accepted")
+	}
+}
+
+func TestSamplePattern(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	if got := SamplePattern([]run.SampleSummary{{Pass: yes}, {Pass: no}, {}}); got != "P F ?" {
+		t.Errorf("pattern %q", got)
+	}
+	if got := SamplePattern(nil); got != "" {
+		t.Errorf("no samples: %q", got)
+	}
+}
