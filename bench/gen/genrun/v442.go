@@ -225,17 +225,9 @@ func Write442(dir string, o Options) (Stats, error) {
 	}
 	st := count(rows, false)
 	st.Manifest = filepath.Join(dir, "index.jsonl")
-	m, err := createJSONL(st.Manifest)
+	var err error
+	st.ManifestBytes, err = writeManifest(st.Manifest, rows, func(r *row, seq int) any { return p.row442(r, run, seq) })
 	if err != nil {
-		return st, err
-	}
-	for i, r := range rows {
-		if err := m.write(p.row442(r, run, i+1)); err != nil {
-			m.close()
-			return st, err
-		}
-	}
-	if st.ManifestBytes, err = m.close(); err != nil {
 		return st, err
 	}
 	// The last row naming a folder owns its sidecars.

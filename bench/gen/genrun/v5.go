@@ -249,17 +249,9 @@ func WriteV5(dir string, o Options) (Stats, error) {
 	}
 	st := count(rows, true)
 	st.Manifest = filepath.Join(dir, ".internal", "index.jsonl")
-	m, err := createJSONL(st.Manifest)
+	var err error
+	st.ManifestBytes, err = writeManifest(st.Manifest, rows, func(r *row, seq int) any { return p.rowV5(r, run, seq) })
 	if err != nil {
-		return st, err
-	}
-	for i, r := range rows {
-		if err := m.write(p.rowV5(r, run, i+1)); err != nil {
-			m.close()
-			return st, err
-		}
-	}
-	if st.ManifestBytes, err = m.close(); err != nil {
 		return st, err
 	}
 	final := finalRows(rows)

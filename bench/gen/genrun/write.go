@@ -60,6 +60,22 @@ func (j *jsonl) close() (int64, error) {
 	return j.c.n, err
 }
 
+// writeManifest writes one JSONL line per row (line(r, seq) with seq
+// counting from 1) to a new file at path and returns its size.
+func writeManifest(path string, rows []*row, line func(r *row, seq int) any) (int64, error) {
+	m, err := createJSONL(path)
+	if err != nil {
+		return 0, err
+	}
+	for i, r := range rows {
+		if err := m.write(line(r, i+1)); err != nil {
+			m.close()
+			return 0, err
+		}
+	}
+	return m.close()
+}
+
 // writeJSON writes v indented by two spaces, as AgentV writes its sidecars.
 func writeJSON(path string, v any) error {
 	var b strings.Builder

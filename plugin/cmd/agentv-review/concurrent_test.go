@@ -34,15 +34,7 @@ func agentvReview(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review"), args...)
 	cmd.Env = append(os.Environ(), "AGENTV_REVIEWER=script")
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), string(out)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, string(out)
+	return runCmd(t, cmd)
 }
 
 func copyRun(t *testing.T, name string) string {
