@@ -32,15 +32,32 @@ func listCommand(s *Streams) *cli.Command {
 	}
 }
 
-type listEntry struct {
-	Rank int `json:"rank"`
+// caseSummary is a case as list and show describe it: who it is, the
+// machine verdict, and why it sits where it does in the review order.
+type caseSummary struct {
 	caseRef
 	Outcome run.Outcome     `json:"outcome"`
 	Score   float64         `json:"score"`
 	Tier    string          `json:"tier"`
 	Reasons []triage.Reason `json:"reasons"`
 	Samples string          `json:"samples,omitempty"`
-	Verdict *string         `json:"verdict"` // null when unreviewed
+}
+
+func (st *runState) summary(it triage.Item) caseSummary {
+	cs := caseSummary{
+		caseRef: st.refOf(it.Case), Outcome: it.Case.Outcome, Score: it.Case.Score,
+		Tier: it.Tier.String(), Reasons: it.Reasons, Samples: triage.SamplePattern(it.Case.Samples),
+	}
+	if cs.Reasons == nil {
+		cs.Reasons = []triage.Reason{}
+	}
+	return cs
+}
+
+type listEntry struct {
+	Rank int `json:"rank"`
+	caseSummary
+	Verdict *string `json:"verdict"` // null when unreviewed
 }
 
 type listReport struct {
@@ -102,13 +119,7 @@ func listAction(s *Streams, c *cli.Context, args []string) error {
 }
 
 func (st *runState) listEntry(rank int, it triage.Item) listEntry {
-	e := listEntry{
-		Rank: rank, caseRef: st.refOf(it.Case), Outcome: it.Case.Outcome, Score: it.Case.Score,
-		Tier: it.Tier.String(), Reasons: it.Reasons, Samples: triage.SamplePattern(it.Case.Samples),
-	}
-	if e.Reasons == nil {
-		e.Reasons = []triage.Reason{}
-	}
+	e := listEntry{Rank: rank, caseSummary: st.summary(it)}
 	if j := st.judgment(it.Case); j != nil {
 		e.Verdict = &j.Verdict
 	}

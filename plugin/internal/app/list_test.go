@@ -12,9 +12,9 @@ import (
 // for the whole document.
 func TestWriteJSONStream(t *testing.T) {
 	verdict := "acceptable"
-	entry := listEntry{Rank: 1, caseRef: caseRef{Ref: "a@<t>", TestID: "a", Target: "<t>"}, Outcome: "failed", Score: 0.5,
-		Tier: "failed", Reasons: []triage.Reason{{Code: "failed", Text: "failed with score 0.5 & \u2028"}}, Verdict: &verdict}
-	other := listEntry{Rank: 2, caseRef: caseRef{Ref: "b", TestID: "b"}, Outcome: "passed", Score: 1, Tier: "clean", Reasons: []triage.Reason{}}
+	entry := listEntry{Rank: 1, caseSummary: caseSummary{caseRef: caseRef{Ref: "a@<t>", TestID: "a", Target: "<t>"}, Outcome: "failed", Score: 0.5,
+		Tier: "failed", Reasons: []triage.Reason{{Code: "failed", Text: "failed with score 0.5 & \u2028"}}}, Verdict: &verdict}
+	other := listEntry{Rank: 2, caseSummary: caseSummary{caseRef: caseRef{Ref: "b", TestID: "b"}, Outcome: "passed", Score: 1, Tier: "clean", Reasons: []triage.Reason{}}}
 	for _, entries := range [][]listEntry{nil, {entry}, {entry, other, entry}} {
 		whole := listReport{RunID: "run \"1\"", Scope: "all", Total: 3, Cases: entries}
 		if whole.Cases == nil {

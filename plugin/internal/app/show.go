@@ -23,14 +23,9 @@ func showCommand(s *Streams) *cli.Command {
 
 type showReport struct {
 	RunID string `json:"run_id"`
-	caseRef
-	Outcome  run.Outcome     `json:"outcome"`
-	Score    float64         `json:"score"`
-	Tier     string          `json:"tier"`
-	Reasons  []triage.Reason `json:"reasons"`
-	Samples  string          `json:"samples,omitempty"`
-	Detail   *run.Detail     `json:"detail"`
-	Feedback *feedback.Case  `json:"feedback"` // null when unreviewed
+	caseSummary
+	Detail   *run.Detail    `json:"detail"`
+	Feedback *feedback.Case `json:"feedback"` // null when unreviewed
 }
 
 func showAction(s *Streams, c *cli.Context, args []string) error {
@@ -44,13 +39,7 @@ func showAction(s *Streams, c *cli.Context, args []string) error {
 	}
 	item := itemOf(st.ranked(), cs)
 	if c.Bool("json") {
-		rep := showReport{RunID: st.run.ID, caseRef: st.refOf(cs), Outcome: cs.Outcome, Score: cs.Score,
-			Tier: item.Tier.String(), Reasons: item.Reasons, Samples: triage.SamplePattern(cs.Samples),
-			Detail: d, Feedback: st.judgment(cs)}
-		if rep.Reasons == nil {
-			rep.Reasons = []triage.Reason{}
-		}
-		return writeJSON(s.Out, rep)
+		return writeJSON(s.Out, showReport{RunID: st.run.ID, caseSummary: st.summary(item), Detail: d, Feedback: st.judgment(cs)})
 	}
 	evidence.Render(s.Out, d, item, evidence.Options{Width: s.width()})
 	if j := st.judgment(cs); j != nil {
