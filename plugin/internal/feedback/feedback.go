@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -252,4 +253,45 @@ func unmarshalWithExtra(data []byte, dst any, known map[string]bool) (map[string
 		return nil, nil
 	}
 	return all, nil
+}
+
+// The extension objects decode by exact field names too, dropping unknown
+// ones: encoding/json alone would let "MODE" fill mode, so a file the
+// schema accepts could fail to load.
+func (t *Tool) UnmarshalJSON(b []byte) error  { type plain Tool; return decodeExact(b, (*plain)(t)) }
+func (s *Scope) UnmarshalJSON(b []byte) error { type plain Scope; return decodeExact(b, (*plain)(s)) }
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	type plain Summary
+	return decodeExact(b, (*plain)(s))
+}
+func (a *Automated) UnmarshalJSON(b []byte) error {
+	type plain Automated
+	return decodeExact(b, (*plain)(a))
+}
+func (g *GraderResult) UnmarshalJSON(b []byte) error {
+	type plain GraderResult
+	return decodeExact(b, (*plain)(g))
+}
+func (c *CarriedFrom) UnmarshalJSON(b []byte) error {
+	type plain CarriedFrom
+	return decodeExact(b, (*plain)(c))
+}
+func (f *FlakyEvidence) UnmarshalJSON(b []byte) error {
+	type plain FlakyEvidence
+	return decodeExact(b, (*plain)(f))
+}
+
+// exactKeys caches jsonKeys per type for decodeExact.
+var exactKeys sync.Map // reflect.Type → map[string]bool
+
+// decodeExact decodes data into dst by exact JSON names; other keys are
+// dropped.
+func decodeExact[T any](data []byte, dst *T) error {
+	t := reflect.TypeFor[T]()
+	keys, ok := exactKeys.Load(t)
+	if !ok {
+		keys, _ = exactKeys.LoadOrStore(t, jsonKeys(t))
+	}
+	_, err := unmarshalWithExtra(data, dst, keys.(map[string]bool))
+	return err
 }

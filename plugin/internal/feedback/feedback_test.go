@@ -2,6 +2,8 @@ package feedback
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +167,29 @@ func TestLookup(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("Lookup(%q, %q, %q) = %q, want %q", tt.testID, tt.target, tt.variant, got, tt.want)
 		}
+	}
+}
+
+// TestNestedNamesAreExact: inside the extension objects, as at the top, a
+// key that differs only in case is not the field (the schema's view); such
+// a file validates and loads.
+func TestNestedNamesAreExact(t *testing.T) {
+	data := []byte(`{"run_id":"r","reviewer":"a","timestamp":"2026-11-30T10:00:00Z","scope":{"mode":"all","MODE":1},
+	"per_case":[{"test_id":"x","verdict":"acceptable","automated":{"score":0.5,"SCORE":"high","graders":[{"key":"a:b","score":1,"pass":true,"PASS":"no"}]},
+	"carried_from":{"run_id":"r0","Run_ID":7},"flaky_evidence":{"samples":"P F","Samples":3}}]}`)
+	if problems, err := Validate(data); err != nil || len(problems) > 0 {
+		t.Fatalf("validate: %v %v", problems, err)
+	}
+	path := filepath.Join(t.TempDir(), "feedback.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.PerCase[0]
+	if f.Scope.Mode != "all" || *c.Automated.Score != 0.5 || !*c.Automated.Graders[0].Pass || c.CarriedFrom.RunID != "r0" || c.FlakyEvidence.Samples != "P F" {
+		t.Errorf("decoded %+v %+v", f.Scope, c)
 	}
 }
