@@ -46,7 +46,7 @@ type caseSummary struct {
 func (st *runState) summary(it triage.Item) caseSummary {
 	cs := caseSummary{
 		caseRef: st.refOf(it.Case), Outcome: it.Case.Outcome, Score: it.Case.Score,
-		Tier: it.Tier.String(), Reasons: it.Reasons, Samples: triage.SamplePattern(it.Case.Samples),
+		Tier: it.Tier.String(), Reasons: it.Reasons(), Samples: triage.SamplePattern(it.Case.Samples),
 	}
 	if cs.Reasons == nil {
 		cs.Reasons = []triage.Reason{}

@@ -56,9 +56,9 @@ func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) (answerCu
 		line += "  samples " + pat
 	}
 	p.field("outcome", line)
-	if len(item.Reasons) > 0 {
-		texts := make([]string, len(item.Reasons))
-		for i, r := range item.Reasons {
+	if reasons := item.Reasons(); len(reasons) > 0 {
+		texts := make([]string, len(reasons))
+		for i, r := range reasons {
 			texts[i] = r.Text
 		}
 		p.field("why here", strings.Join(texts, "; "))

@@ -8,9 +8,11 @@
 package triage
 
 import (
+	"cmp"
 	"fmt"
+	"math/bits"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"agentv-review/plugin/internal/clierr"
@@ -18,7 +20,7 @@ import (
 )
 
 // Tier is a case's place in the review order.
-type Tier int
+type Tier uint8
 
 const (
 	TierErrored Tier = iota
@@ -42,11 +44,33 @@ type Reason struct {
 	Text string `json:"text"`
 }
 
-// Item is one ranked case.
+// The reasons a case can have, in the order Item.Reasons lists them.
+const (
+	reasonErrored = iota
+	reasonFailed
+	reasonGradersDisagree
+	reasonPassedDespiteGraders
+	reasonFailedDespiteGraders
+	reasonGraderSkipped
+	reasonPassBelowThreshold
+	reasonFailAboveThreshold
+	reasonNearThreshold
+	reasonFlippingSamples
+	reasonCount
+)
+
+var reasonCodes = [reasonCount]string{
+	"errored", "failed", "graders_disagree", "passed_despite_graders", "failed_despite_graders",
+	"grader_skipped", "pass_below_threshold", "fail_above_threshold", "near_threshold", "flipping_samples",
+}
+
+// Item is one ranked case. It holds which reasons apply, not their texts:
+// Reasons writes them when they are shown, so ranking 100k cases costs
+// 16 bytes a case.
 type Item struct {
 	Case    *run.Case
 	Tier    Tier
-	Reasons []Reason
+	reasons uint16 // bit i set: reason i applies
 }
 
 // Suspicious reports whether the item belongs in the default review scope.
@@ -58,65 +82,102 @@ func Rank(cases []*run.Case) []Item {
 	for i, c := range cases {
 		items[i] = classify(c)
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].Tier != items[j].Tier {
-			return items[i].Tier < items[j].Tier
+	slices.SortStableFunc(items, func(a, b Item) int {
+		if a.Tier != b.Tier {
+			return cmp.Compare(a.Tier, b.Tier)
 		}
-		return len(items[i].Reasons) > len(items[j].Reasons)
+		return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
 	})
 	return items
 }
 
 func classify(c *run.Case) Item {
 	it := Item{Case: c}
+	add := func(reason int, applies bool) {
+		if applies {
+			it.reasons |= 1 << reason
+		}
+	}
 	switch c.Outcome {
 	case run.Errored:
 		it.Tier = TierErrored
-		text := "execution error"
-		if c.FailureStage != "" {
-			text += " at stage " + c.FailureStage
-		}
-		it.add("errored", text)
 	case run.Failed:
 		it.Tier = TierFailed
-		it.add("failed", fmt.Sprintf("failed with score %s", FormatScore(c.Score)))
 	default:
 		it.Tier = TierClean
 	}
-
+	passed, failed := c.Outcome == run.Passed, c.Outcome == run.Failed
 	passing, failing, skipped := graderVotes(c.Graders)
-	if passing > 0 && failing > 0 {
-		it.add("graders_disagree", fmt.Sprintf("graders disagree: %d pass, %d fail", passing, failing))
-	}
-	if c.Outcome == run.Passed && failing > 0 && passing == 0 {
-		it.add("passed_despite_graders", fmt.Sprintf("passed although %d grader(s) failed", failing))
-	}
-	if c.Outcome == run.Failed && passing > 0 && failing == 0 {
-		it.add("failed_despite_graders", fmt.Sprintf("failed although %d grader(s) passed", passing))
-	}
-	if skipped > 0 {
-		it.add("grader_skipped", fmt.Sprintf("%d grader(s) gave no verdict", skipped))
-	}
-	if c.Outcome == run.Passed && c.Score < run.PassThreshold {
-		it.add("pass_below_threshold", fmt.Sprintf("passed with score %s, below %s", FormatScore(c.Score), FormatScore(run.PassThreshold)))
-	}
-	if c.Outcome == run.Failed && c.Score >= run.PassThreshold {
-		it.add("fail_above_threshold", fmt.Sprintf("failed with score %s, at or above %s", FormatScore(c.Score), FormatScore(run.PassThreshold)))
-	}
-	if d := c.Score - run.PassThreshold; d > -NearMargin && d < NearMargin && c.Outcome != run.Errored {
-		it.add("near_threshold", fmt.Sprintf("score %s is within %s of the threshold", FormatScore(c.Score), FormatScore(NearMargin)))
-	}
-	if pat := SamplePattern(c.Samples); strings.Contains(pat, "P") && strings.Contains(pat, "F") {
-		it.add("flipping_samples", "samples flip: "+pat)
-	}
-	if c.Outcome == run.Passed && len(it.Reasons) > 0 {
+	add(reasonErrored, c.Outcome == run.Errored)
+	add(reasonFailed, failed)
+	add(reasonGradersDisagree, passing > 0 && failing > 0)
+	add(reasonPassedDespiteGraders, passed && failing > 0 && passing == 0)
+	add(reasonFailedDespiteGraders, failed && passing > 0 && failing == 0)
+	add(reasonGraderSkipped, skipped > 0)
+	add(reasonPassBelowThreshold, passed && c.Score < run.PassThreshold)
+	add(reasonFailAboveThreshold, failed && c.Score >= run.PassThreshold)
+	d := c.Score - run.PassThreshold
+	add(reasonNearThreshold, d > -NearMargin && d < NearMargin && c.Outcome != run.Errored)
+	add(reasonFlippingSamples, flips(c.Samples))
+	if passed && it.reasons != 0 {
 		it.Tier = TierSuspicious
 	}
 	return it
 }
 
-func (it *Item) add(code, text string) {
-	it.Reasons = append(it.Reasons, Reason{Code: code, Text: text})
+// Reasons says why the item sits where it does, strongest first; nil when
+// it is a clean pass.
+func (it Item) Reasons() []Reason {
+	if it.reasons == 0 {
+		return nil
+	}
+	c := it.Case
+	passing, failing, skipped := graderVotes(c.Graders)
+	out := make([]Reason, 0, bits.OnesCount16(it.reasons))
+	for r := range reasonCount {
+		if it.reasons&(1<<r) == 0 {
+			continue
+		}
+		var text string
+		switch r {
+		case reasonErrored:
+			text = "execution error"
+			if c.FailureStage != "" {
+				text += " at stage " + c.FailureStage
+			}
+		case reasonFailed:
+			text = fmt.Sprintf("failed with score %s", FormatScore(c.Score))
+		case reasonGradersDisagree:
+			text = fmt.Sprintf("graders disagree: %d pass, %d fail", passing, failing)
+		case reasonPassedDespiteGraders:
+			text = fmt.Sprintf("passed although %d grader(s) failed", failing)
+		case reasonFailedDespiteGraders:
+			text = fmt.Sprintf("failed although %d grader(s) passed", passing)
+		case reasonGraderSkipped:
+			text = fmt.Sprintf("%d grader(s) gave no verdict", skipped)
+		case reasonPassBelowThreshold:
+			text = fmt.Sprintf("passed with score %s, below %s", FormatScore(c.Score), FormatScore(run.PassThreshold))
+		case reasonFailAboveThreshold:
+			text = fmt.Sprintf("failed with score %s, at or above %s", FormatScore(c.Score), FormatScore(run.PassThreshold))
+		case reasonNearThreshold:
+			text = fmt.Sprintf("score %s is within %s of the threshold", FormatScore(c.Score), FormatScore(NearMargin))
+		case reasonFlippingSamples:
+			text = "samples flip: " + SamplePattern(c.Samples)
+		}
+		out = append(out, Reason{Code: reasonCodes[r], Text: text})
+	}
+	return out
+}
+
+// flips reports whether some repeats passed and some failed.
+func flips(samples []run.SampleSummary) bool {
+	var pass, fail bool
+	for _, s := range samples {
+		if s.Pass != nil {
+			pass, fail = pass || *s.Pass, fail || !*s.Pass
+		}
+	}
+	return pass && fail
 }
 
 func graderVotes(gs []run.GraderSummary) (passing, failing, skipped int) {
@@ -198,7 +259,8 @@ func ParseFilter(expr string) (Filter, error) {
 	return f, nil
 }
 
-// Select keeps the ranked items in scope. filter is used only for ScopeFilter.
+// Select keeps the ranked items in scope. filter is used only for
+// ScopeFilter. For ScopeAll it returns items itself.
 func Select(items []Item, scope string, filter Filter) ([]Item, error) {
 	var keep func(Item) bool
 	switch scope {
@@ -207,7 +269,7 @@ func Select(items []Item, scope string, filter Filter) ([]Item, error) {
 	case ScopeFailures:
 		keep = func(it Item) bool { return it.Tier <= TierFailed }
 	case ScopeAll:
-		keep = func(Item) bool { return true }
+		return items, nil
 	case ScopeFilter:
 		if filter.match == nil {
 			return nil, clierr.Usage("scope filter needs a filter expression", "pass --filter EXPR")

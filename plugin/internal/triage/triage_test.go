@@ -15,7 +15,7 @@ func grader(pass *bool) run.GraderSummary {
 
 func codes(it Item) []string {
 	var out []string
-	for _, r := range it.Reasons {
+	for _, r := range it.Reasons() {
 		out = append(out, r.Code)
 	}
 	return out
@@ -131,5 +131,30 @@ func TestSamplePattern(t *testing.T) {
 	}
 	if got := SamplePattern(nil); got != "" {
 		t.Errorf("no samples: %q", got)
+	}
+}
+
+func TestReasonTexts(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	tests := []struct {
+		c    run.Case
+		want []string
+	}{
+		{run.Case{Outcome: run.Passed, Score: 1}, nil},
+		{run.Case{Outcome: run.Errored, FailureStage: "agent"}, []string{"execution error at stage agent"}},
+		{run.Case{Outcome: run.Failed, Score: 0.85, Graders: []run.GraderSummary{grader(yes), grader(no), grader(nil)}},
+			[]string{"failed with score 0.85", "graders disagree: 1 pass, 1 fail", "1 grader(s) gave no verdict",
+				"failed with score 0.85, at or above 0.8", "score 0.85 is within 0.1 of the threshold"}},
+		{run.Case{Outcome: run.Passed, Score: 0.5, Samples: []run.SampleSummary{{Pass: yes}, {Pass: nil}, {Pass: no}}},
+			[]string{"passed with score 0.5, below 0.8", "samples flip: P ? F"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, r := range classify(&tt.c).Reasons() {
+			got = append(got, r.Text)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%+v: reasons %q, want %q", tt.c, got, tt.want)
+		}
 	}
 }
