@@ -21,12 +21,15 @@ func (r *Run) readManifest(file, rel string) error {
 		return unreadable(rel, err)
 	}
 	defer f.Close()
-	p := startPipeline(f, r.opts.Outline)
+	p := startPipeline(f, r.opts.Outline, maphash.MakeSeed())
 	defer p.stop()
 
 	seen := newDedupe()
-	owner := map[string]int{} // result folder -> index of the last case using it
-	dirs := []string{}
+	// Result folders by hash (a collision of two folders' 64-bit seeded
+	// hashes is too unlikely to matter): the last case using each, and
+	// each case's.
+	owner := map[uint64]int32{}
+	dirs := []uint64{}
 	dupes, firstDupe := 0, 0
 	base := 0 // lines before the current block
 blocks:
@@ -44,10 +47,10 @@ blocks:
 				r.warn(rel, n, row.warn)
 			}
 			r.Rows++
-			i, dup := seen.index(c, r.Cases)
+			i, dup := seen.index(c, row.eval, r.Cases)
 			if !dup {
 				r.Cases = append(r.Cases, nil)
-				dirs = append(dirs, "")
+				dirs = append(dirs, 0)
 			} else {
 				c.Duplicates = r.Cases[i].Duplicates + 1
 				if dupes == 0 {
@@ -58,8 +61,8 @@ blocks:
 			c.Index = i
 			r.Cases[i] = c
 			dirs[i] = row.dir
-			if row.dir != "" {
-				owner[row.dir] = i
+			if row.dir != 0 {
+				owner[row.dir] = int32(i)
 			}
 		}
 		if re := b.err; re != nil {
@@ -79,27 +82,34 @@ blocks:
 		r.warn(rel, firstDupe, fmt.Sprintf("%d duplicate row(s) with the same eval_path, suite, test_id, target and variant (as after --rerun-failed or --resume); the last row of each wins, as in AgentV", dupes))
 	}
 	for i, d := range dirs {
-		if j, ok := owner[d]; ok && j != i {
+		if j, ok := owner[d]; ok && int(j) != i {
 			r.Cases[i].OverwrittenBy = r.Cases[j].Target
 		}
 	}
 	return nil
 }
 
-// dedupeKey is AgentV's dedupe key for result rows.
-type dedupeKey struct{ evalPath, suite, testID, target, variant string }
+// dedupeKey is AgentV's dedupe key for result rows, with eval_path as
+// its 64-bit seeded hash (parsedRow.eval): Options.Outline keeps no
+// eval_path, and two paths hashing alike under a random seed are too
+// unlikely to matter.
+type dedupeKey struct {
+	evalPath                       uint64
+	suite, testID, target, variant string
+}
 
-func keyOf(c *Case) dedupeKey {
-	return dedupeKey{c.EvalPath, c.Suite, c.TestID, c.Target, c.Variant}
+func keyOf(c *Case, eval uint64) dedupeKey {
+	return dedupeKey{eval, c.Suite, c.TestID, c.Target, c.Variant}
 }
 
 // dedupe finds the case that has a row's dedupe key. It maps a hash of
-// each key to its case (16 bytes a case instead of the five strings'
-// 88); a key whose hash an earlier key already has goes to clashes.
+// each key to its case (16 bytes a case instead of the key's 72); a key
+// whose hash an earlier key already has goes to clashes.
 type dedupe struct {
 	hash    func(dedupeKey) uint64
 	first   map[uint64]int
 	clashes map[dedupeKey]int
+	evals   []uint64 // each case's eval_path hash
 }
 
 func newDedupe() *dedupe {
@@ -111,20 +121,23 @@ func newDedupe() *dedupe {
 	}
 }
 
-// index returns the index in cases of the case with c's key, or, when
-// there is none yet, registers c's key at len(cases).
-func (d *dedupe) index(c *Case, cases []*Case) (i int, dup bool) {
-	k := keyOf(c)
+// index returns the index in cases of the case with the key of c (whose
+// eval_path hashes to eval), or, when there is none yet, registers that
+// key at len(cases).
+func (d *dedupe) index(c *Case, eval uint64, cases []*Case) (i int, dup bool) {
+	k := keyOf(c, eval)
 	h := d.hash(k)
 	if i, dup = d.first[h]; !dup {
 		d.first[h] = len(cases)
+		d.evals = append(d.evals, eval)
 		return len(cases), false
 	}
-	if keyOf(cases[i]) == k {
+	if keyOf(cases[i], d.evals[i]) == k {
 		return i, true
 	}
 	if i, dup = d.clashes[k]; !dup {
 		d.clashes[k] = len(cases)
+		d.evals = append(d.evals, eval)
 		return len(cases), false
 	}
 	return i, true

@@ -11,7 +11,8 @@ import (
 
 // TestOutline opens runs of every era with and without Options.Outline:
 // the cases are the same except that graders keep only Type and Pass and
-// samples only Pass, one shared copy per distinct outline.
+// samples only Pass, one shared copy per distinct outline, and EvalPath is
+// empty.
 func TestOutline(t *testing.T) {
 	gen := func(write func(string, genrun.Options) (genrun.Stats, error)) string {
 		dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
@@ -40,7 +41,7 @@ func TestOutline(t *testing.T) {
 			copies := map[string]map[*GraderSummary]bool{} // outline -> its copies
 			for i, c := range out.Cases {
 				want := *full.Cases[i]
-				want.Graders, want.Samples = nil, nil
+				want.Graders, want.Samples, want.EvalPath = nil, nil, ""
 				for _, g := range full.Cases[i].Graders {
 					want.Graders = append(want.Graders, GraderSummary{Type: g.Type, Pass: g.Pass})
 				}
@@ -72,20 +73,23 @@ func TestOutline(t *testing.T) {
 func TestDedupeClashes(t *testing.T) {
 	d := newDedupe()
 	d.hash = func(dedupeKey) uint64 { return 7 }
-	rows := []Case{
-		{TestID: "a", Target: "x"},
-		{TestID: "a", Target: "y"},
-		{TestID: "a", Target: "x"},
-		{TestID: "b", Target: "x", EvalPath: "e"},
-		{TestID: "a", Target: "y"},
-		{TestID: "b", Target: "x"},
-		{TestID: "b", Target: "x", EvalPath: "e"},
+	rows := []struct {
+		c    Case
+		eval uint64
+	}{
+		{Case{TestID: "a", Target: "x"}, 0},
+		{Case{TestID: "a", Target: "y"}, 0},
+		{Case{TestID: "a", Target: "x"}, 0},
+		{Case{TestID: "b", Target: "x"}, 5},
+		{Case{TestID: "a", Target: "y"}, 0},
+		{Case{TestID: "b", Target: "x"}, 0},
+		{Case{TestID: "b", Target: "x"}, 5},
 	}
 	want := []int{0, 1, 0, 2, 1, 3, 2}
 	var cases []*Case
 	for n := range rows {
-		c := &rows[n]
-		i, dup := d.index(c, cases)
+		c := &rows[n].c
+		i, dup := d.index(c, rows[n].eval, cases)
 		if i != want[n] || dup != (i < len(cases)) {
 			t.Errorf("row %d: index %d (dup %v), want %d", n, i, dup, want[n])
 		}

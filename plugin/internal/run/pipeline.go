@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"errors"
+	"hash/maphash"
 	"io"
 	"runtime"
 	"sync"
@@ -30,18 +31,11 @@ type block struct {
 
 	readErr error // reading failed here; buf is empty
 
-	rows       []parsedRow // in line order
+	rows       []parsedRow // in line order; Loc.Line and Loc.Offset of their cases are relative to the block until the merge adds its position
 	lines      int         // lines in buf
 	err        *rowError   // parsing stopped at this row
 	errLine    int         // its line number within the block, 1-based
 	errNewline bool        // it ended with a newline
-}
-
-// parsedRow is one non-blank line's case. Its Loc.Line and Loc.Offset are
-// relative to the block until the merge adds the block's position.
-type parsedRow struct {
-	c         *Case
-	dir, warn string
 }
 
 type pipeline struct {
@@ -51,8 +45,9 @@ type pipeline struct {
 }
 
 // startPipeline starts reading src; with outline, cases keep only the
-// outlines of their graders and samples (Options.Outline).
-func startPipeline(src io.Reader, outline bool) *pipeline {
+// outlines of their graders and samples (Options.Outline). Rows hash their
+// eval_path and folder with seed.
+func startPipeline(src io.Reader, outline bool, seed maphash.Seed) *pipeline {
 	ordered := make(chan *block, maxBlocks)
 	work := make(chan *block, maxBlocks)
 	pool := make(chan []byte, maxBlocks)
@@ -68,7 +63,7 @@ func startPipeline(src io.Reader, outline bool) *pipeline {
 		go func() {
 			defer p.wg.Done()
 			sk := skimmer{in: interner{}}
-			var a arena
+			a := arena{seed: seed}
 			if outline {
 				a.outlines = &outlines{graderSets: map[string][]GraderSummary{}, sampleSets: map[string][]SampleSummary{}}
 			}
@@ -183,12 +178,12 @@ func (b *block) parse(sk *skimmer, a *arena) {
 		if len(line) == 0 {
 			continue
 		}
-		c, dir, warn, err := parseRow(line, sk, a)
+		row, err := parseRow(line, sk, a)
 		if err != nil {
 			b.err, b.errLine, b.errNewline = err, b.lines, newline
 			return
 		}
-		c.Loc = RowLoc{Line: b.lines, Offset: int64(lineOff), Length: len(raw)}
-		b.rows = append(b.rows, parsedRow{c, dir, warn})
+		row.c.Loc = RowLoc{Line: b.lines, Offset: int64(lineOff), Length: len(raw)}
+		b.rows = append(b.rows, row)
 	}
 }

@@ -21,8 +21,9 @@ type Options struct {
 	AnswerLimit int64  // max bytes of a sidecar text read by Detail; 0 = DefaultAnswerLimit
 	// Outline keeps only what ranking needs of a case's graders (Type and
 	// Pass) and samples (Pass), shared by every case with the same outline,
-	// so a 100k-case run costs no grader or sample memory per case. For
-	// status and list; Detail still reads everything.
+	// so a 100k-case run costs no grader or sample memory per case; it
+	// leaves Case.EvalPath empty (dedupe uses a hash of it). For status
+	// and list; Detail still reads everything.
 	Outline bool
 }
 

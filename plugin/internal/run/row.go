@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"path"
 )
@@ -98,37 +99,48 @@ func (e *rowError) Error() string { return e.msg }
 
 const rowHint = "every line of an AgentV manifest is one JSON object with a numeric score; re-run `agentv eval` or fix the line"
 
+// parsedRow is what parseRow makes of one line: its case, hashes of its
+// eval_path and of the folder holding its per-test files (0 when it names
+// none), and a warning.
+type parsedRow struct {
+	c         *Case
+	eval, dir uint64
+	warn      string
+}
+
 // parseRow decodes the light view of one manifest line into a new Case
 // from a. It is the one hot function of Open (see skimRow). Unknown fields
 // with an unexpected type are returned as warnings, not errors: AgentV
-// ignores them too. It also returns the folder holding the row's per-test
-// files.
-func parseRow(line []byte, sk *skimmer, a *arena) (c *Case, dir, warn string, err *rowError) {
+// ignores them too.
+func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError) {
 	if len(line) == 0 || line[0] != '{' {
-		return nil, "", "", &rowError{msg: "not a JSON object", hint: rowHint}
+		return row, &rowError{msg: "not a JSON object", hint: rowHint}
 	}
 	w, typeErr, serr := sk.row(line)
 	switch {
 	case serr != nil:
-		return nil, "", "", &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
+		return row, &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
 	case typeErr == "score":
-		return nil, "", "", &rowError{field: "score", msg: "score is not a number", hint: rowHint}
+		return row, &rowError{field: "score", msg: "score is not a number", hint: rowHint}
 	case typeErr != "":
-		warn = fmt.Sprintf("field %q has an unexpected type; ignored", typeErr)
+		row.warn = fmt.Sprintf("field %q has an unexpected type; ignored", typeErr)
 	}
 	if w.Score == nil {
-		return nil, "", "", &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
+		return row, &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
 	}
 	if s := *w.Score; s < 0 || s > 1 {
-		warn = joinWarn(warn, fmt.Sprintf("score %g is outside 0..1; kept as is", s))
+		row.warn = joinWarn(row.warn, fmt.Sprintf("score %g is outside 0..1; kept as is", s))
 	}
 
-	c = &take(&a.cases, 1)[0]
+	c := &take(&a.cases, 1)[0]
 	c.TestID = firstSet(w.TestID, w.TestIDCamel, w.EvalID)
 	c.Suite = firstSet(w.Suite, w.Dataset, w.EvalSet)
 	c.Target = w.Target
 	c.Variant = w.Variant
-	c.EvalPath = firstSet(w.EvalPath, w.EvalPathCamel)
+	evalPath := firstSet(w.EvalPath, w.EvalPathCamel)
+	if a.outlines == nil {
+		c.EvalPath = evalPath
+	}
 	c.Score = *w.Score
 	c.ExecutionStatus = firstSet(w.ExecutionStatus, w.ExecutionStatusCamel)
 	c.Outcome = outcome(c.ExecutionStatus, c.Score)
@@ -142,7 +154,11 @@ func parseRow(line []byte, sk *skimmer, a *arena) (c *Case, dir, warn string, er
 	}
 	c.Graders = a.summaries(graders)
 	c.Samples = repeats(w, a, sk.in)
-	return c, artifactDir(w), warn, nil
+	row.c, row.eval = c, maphash.String(a.seed, evalPath)
+	if dir := artifactDir(w); dir != "" {
+		row.dir = maphash.String(a.seed, dir) | 1
+	}
+	return row, nil
 }
 
 // arena hands out the many small values of one Open from shared chunks:
@@ -155,7 +171,8 @@ type arena struct {
 	samples []SampleSummary
 	floats  []float64
 
-	outlines *outlines // set under Options.Outline
+	seed     maphash.Seed // for the hashes of parsedRow, shared by the arenas of one Open
+	outlines *outlines    // set under Options.Outline
 }
 
 // summaries returns the summaries of a row's graders.
