@@ -142,11 +142,11 @@ func TestCorpusMatchesAgentV(t *testing.T) {
 
 func TestCorpusDuplicatesCollapse(t *testing.T) {
 	r := mustOpen(t, filepath.Join(corpus, "runs", "rerun-failed-duplicate-rows"), Options{})
-	dupes := map[string]int{}
+	dupes := map[string]int32{}
 	for _, c := range r.Cases {
 		dupes[c.TestID] = c.Duplicates
 	}
-	want := map[string]int{"it-stable-pass": 0, "it-stable-fail": 1, "it-error-then-recovered": 1}
+	want := map[string]int32{"it-stable-pass": 0, "it-stable-fail": 1, "it-error-then-recovered": 1}
 	for id, n := range want {
 		if dupes[id] != n {
 			t.Errorf("%s: Duplicates %d, want %d", id, dupes[id], n)

@@ -112,7 +112,7 @@ func (r *Run) Detail(c *Case) (*Detail, error) {
 	if err := json.Unmarshal(raw, &row); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
-			return nil, clierr.Input(r.rel(r.Manifest), c.Loc.Line, "", "malformed JSON: "+err.Error(), rowHint)
+			return nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 		}
 	}
 	d := &Detail{
@@ -151,7 +151,7 @@ func (r *Run) Detail(c *Case) (*Detail, error) {
 func (r *Run) reread(c *Case) ([]byte, map[string]json.RawMessage, error) {
 	rel := r.rel(r.Manifest)
 	changed := func(msg string) error {
-		return clierr.Input(rel, c.Loc.Line, "", msg, "the manifest changed since the run was opened; open it again")
+		return clierr.Input(rel, int(c.Loc.Line), "", msg, "the manifest changed since the run was opened; open it again")
 	}
 	f, err := os.Open(r.Manifest)
 	if err != nil {

@@ -94,7 +94,7 @@ func (r *Run) Ref(c *Case) string {
 	case sameVariant == 1:
 		return c.TestID + "@" + c.Target + "#" + c.Variant
 	}
-	return "#" + strconv.Itoa(c.Index+1)
+	return "#" + strconv.Itoa(int(c.Index)+1)
 }
 
 // Counts returns how many cases passed, failed and errored.

@@ -40,9 +40,9 @@ blocks:
 		}
 		for _, row := range b.rows {
 			c := row.c
-			c.Loc.Line += base
+			c.Loc.Line += int32(base)
 			c.Loc.Offset += b.off
-			n := c.Loc.Line
+			n := int(c.Loc.Line)
 			if row.warn != "" {
 				r.warn(rel, n, row.warn)
 			}
@@ -58,7 +58,7 @@ blocks:
 				}
 				dupes++
 			}
-			c.Index = i
+			c.Index = int32(i)
 			r.Cases[i] = c
 			dirs[i] = row.dir
 			if row.dir != 0 {

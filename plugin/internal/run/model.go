@@ -62,7 +62,7 @@ type Warning struct {
 // Case is the light, always-in-memory view of one deduplicated result row.
 // It holds what status, list and triage need; Run.Detail loads the rest.
 type Case struct {
-	Index    int    `json:"index"`   // 0-based position in Run.Cases
+	Index    int32  `json:"index"`   // 0-based position in Run.Cases
 	TestID   string `json:"test_id"` // test_id, eval_id or testId
 	Target   string `json:"target,omitempty"`
 	Variant  string `json:"variant,omitempty"`
@@ -78,8 +78,8 @@ type Case struct {
 	Graders []GraderSummary `json:"graders,omitempty"` // one per scores[] entry (or legacy equivalent), in row order
 	Samples []SampleSummary `json:"samples,omitempty"` // samples[] / attempts[] / trials[], in order; empty when the row has none
 
-	HasWorkspace bool `json:"has_workspace,omitempty"` // workspace_path or file_changes_path present
-	Duplicates   int  `json:"duplicates,omitempty"`    // number of earlier rows this one replaced
+	HasWorkspace bool  `json:"has_workspace,omitempty"` // workspace_path or file_changes_path present
+	Duplicates   int32 `json:"duplicates,omitempty"`    // number of earlier rows this one replaced
 
 	// OverwrittenBy is the target of a later row that shares this case's
 	// result folder, "" when the folder is this case's own. AgentV 4.42.4
@@ -112,11 +112,11 @@ type SampleSummary struct {
 	Path  string   `json:"path,omitempty"`  // sample_path / run_path relative to the result dir, "" when none
 }
 
-// RowLoc locates a row's bytes in the manifest.
+// RowLoc locates a row's bytes in the manifest (16 bytes: one per case).
 type RowLoc struct {
-	Line   int   `json:"line,omitempty"`   // 1-based line number
 	Offset int64 `json:"offset,omitempty"` // byte offset of the line start
-	Length int   `json:"length,omitempty"` // byte length of the line, without the newline
+	Length int32 `json:"length,omitempty"` // byte length of the line, without the newline
+	Line   int32 `json:"line,omitempty"`   // 1-based line number
 }
 
 // Detail is everything known about one case, loaded on demand.

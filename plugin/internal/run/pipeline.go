@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 )
@@ -179,11 +180,14 @@ func (b *block) parse(sk *skimmer, a *arena) {
 			continue
 		}
 		row, err := parseRow(line, sk, a)
+		if err == nil && len(raw) > math.MaxInt32 {
+			err = &rowError{msg: "line longer than 2 GiB", hint: rowHint}
+		}
 		if err != nil {
 			b.err, b.errLine, b.errNewline = err, b.lines, newline
 			return
 		}
-		row.c.Loc = RowLoc{Line: b.lines, Offset: int64(lineOff), Length: len(raw)}
+		row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines)}
 		b.rows = append(b.rows, row)
 	}
 }
