@@ -205,65 +205,85 @@ func (s *skimmer) array(elem func() error) error {
 }
 
 // rawString reads a string at s.i and returns its bytes between the quotes.
+// It checks in the same pass that the body has no control character and
+// only JSON's escapes, as encoding/json (and AgentV's JSON.parse) require.
 func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
-	for j := start; ; {
-		k := bytes.IndexByte(s.b[j:], '"')
-		if k < 0 {
-			s.i = len(s.b)
-			return nil, s.fail("unterminated string")
+	end, ok := stringEnd(s.b, start)
+	switch {
+	case !ok:
+		s.i = end
+		return nil, s.fail("invalid character or escape in string")
+	case end == len(s.b):
+		s.i = end
+		return nil, s.fail("unterminated string")
+	}
+	s.i = end + 1
+	return s.b[start:end], nil
+}
+
+// stringEnd scans a string body from i: it returns the index of the
+// closing quote (len(b) when there is none), or ok false and the index of
+// a control character or bad escape.
+func stringEnd(b []byte, i int) (end int, ok bool) {
+	for {
+		i = stringRun(b, i)
+		if i == len(b) || b[i] == '"' {
+			return i, true
 		}
-		j += k
-		n := 0 // backslashes right before the quote
-		for n < j-start && s.b[j-1-n] == '\\' {
-			n++
+		if b[i] < 0x20 {
+			return i, false
 		}
-		if n%2 == 0 {
-			s.i = j + 1
-			if !validStringBody(s.b[start:j]) {
-				return nil, s.fail("invalid character or escape in string")
-			}
-			return s.b[start:j], nil
+		n := escapeLen(b[i:])
+		if n == 0 {
+			return i, false
 		}
-		j++
+		i += n
 	}
 }
 
-// validStringBody reports whether raw, the bytes between a string's quotes,
-// has no control character and only JSON's escapes, as encoding/json (and
-// AgentV's JSON.parse) require.
-func validStringBody(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		i = plainRun(raw, i)
-		if i == len(raw) {
+// escapeLen is the length of the valid JSON escape at the start of b (which
+// starts with a backslash), 0 when it is not one.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) < 6 {
+			return 0
+		}
+		for _, h := range b[2:6] {
+			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+				return 0
+			}
+		}
+		return 6
+	}
+	return 0
+}
+
+// stringRun returns the index of the first quote, backslash or control
+// character from i on, checking eight bytes at a time; len(b) when none.
+func stringRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^ones*'"', x^ones*'\\'
+		// Each term flags a byte that is zero (q, bs) or below 0x20 (x);
+		// a flag is only ever wrong above a real hit, so a hit is real.
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
 			break
 		}
-		switch c := raw[i]; {
-		case c < 0x20:
-			return false
-		case c == '\\':
-			i++
-			if i == len(raw) {
-				return false
-			}
-			switch raw[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+5 > len(raw) {
-					return false
-				}
-				for _, h := range raw[i+1 : i+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return false
-					}
-				}
-				i += 4
-			default:
-				return false
-			}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
 		}
 	}
-	return true
+	return i
 }
 
 // plainRun returns the index of the first byte from i on that may need a

@@ -110,16 +110,17 @@ func FuzzSkimRow(f *testing.F) {
 	})
 }
 
-// TestValidStringBodyEveryPosition puts each kind of byte that needs a
-// look at every position of a string longer than two words, so both the
-// eight-byte scan and the byte loop meet it.
-func TestValidStringBodyEveryPosition(t *testing.T) {
-	for _, special := range []string{"\x00", "\x1f", "\x7f", "\xff", `\n`, `\u00e9`, `\q`, `\u12g4`, `\`, "\t"} {
+// TestStringEndEveryPosition puts each kind of byte that needs a look at
+// every position of a string longer than two words, so both the eight-byte
+// scan and the byte loop meet it.
+func TestStringEndEveryPosition(t *testing.T) {
+	for _, special := range []string{"\x00", "\x1f", "\x7f", "\xff", `\n`, `\u00e9`, `\q`, `\u12g4`, `\`, "\t", `\"`, `\\`, "\x22"} {
 		for pos := range 20 {
 			body := []byte("abcdefghijklmnopqrstu")[:pos]
 			body = append(append(body, special...), "vwxyz0123"...)
 			want := json.Valid(append(append([]byte{'"'}, body...), '"'))
-			if got := validStringBody(body); got != want {
+			end, ok := stringEnd(append(body, '"'), 0)
+			if got := ok && end == len(body); got != want {
 				t.Errorf("%q: valid %v, encoding/json says %v", body, got, want)
 			}
 		}
