@@ -140,7 +140,6 @@ func New(s *Streams) *cli.App {
 	}
 	for _, c := range a.Commands {
 		c.OnUsageError = a.OnUsageError
-		c.HelpName = prog + " " + c.Name
 	}
 	return a
 }

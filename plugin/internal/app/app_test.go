@@ -271,3 +271,12 @@ func TestShowByListRank(t *testing.T) {
 		t.Errorf("show #16 of 15: exit %d, want 2", code)
 	}
 }
+
+func TestCommandHelp(t *testing.T) {
+	for _, cmd := range []string{"status", "list", "show", "set", "history"} {
+		code, out, _ := runApp(t, cmd, "--help")
+		if code != 0 || !strings.Contains(out, "agentv review "+cmd+" [command options]") || strings.Contains(out, "agentv review agentv review") {
+			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)
+		}
+	}
+}

@@ -14,7 +14,7 @@ func showCommand(s *Streams) *cli.Command {
 		Name:      "show",
 		Usage:     "one case's full evidence: answer, graders with reasons and checks, samples, error, input",
 		ArgsUsage: "[run] <case>",
-		Description: "<case> is a test id, test_id@target when several targets ran it, or #N for the N-th case of the run.\n" +
+		Description: "<case> is a test id, test_id@target when several targets ran it, or #N for the N-th case of 'agentv review list'.\n" +
 			"Run text is sanitised: escape sequences are shown, never executed.",
 		Flags:  []cli.Flag{jsonFlag, outFlag},
 		Action: act(s, showAction, 1, 2, "[run] <case>"),
