@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"testing"
 	"testing/iotest"
@@ -63,6 +64,11 @@ func FuzzDecodeSummary(f *testing.F) {
 		}
 		var want summaryWire
 		wantErr := json.Unmarshal(doc, &want)
+		if trimmed := bytes.TrimSpace(doc); wantErr == nil && (len(trimmed) == 0 || trimmed[0] != '{') {
+			// encoding/json takes null for an empty object; a summary that
+			// is not an object is malformed (AgentV would fail to read it).
+			wantErr = errors.New("not a JSON object")
+		}
 		got, malformed, _ := decodeSummary(iotest.HalfReader(bytes.NewReader(doc)))
 		if (malformed != nil) != (wantErr != nil) {
 			if _, typed := wantErr.(*json.UnmarshalTypeError); !typed || malformed == nil {
