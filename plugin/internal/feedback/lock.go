@@ -1,6 +1,8 @@
 package feedback
 
 import (
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -9,7 +11,8 @@ import (
 )
 
 // Lock takes the exclusive lock of a feedback output without waiting and
-// returns the function that releases it.
+// returns the function that releases it. Taking it also removes the
+// temporary files of writers that were killed mid-write.
 //
 // Design: a guided review holds the lock for its whole session; scripted
 // writers (set, apply) take it only around their read-modify-write
@@ -51,5 +54,25 @@ func LockWait(p Paths, wait time.Duration) (release func() error, err error) {
 			Hint: "finish or quit the other agentv-review session first (its lock " + p.Lock + " is released when it exits)",
 		}
 	}
+	removeStaleTemps(p)
 	return fl.Unlock, nil
+}
+
+// removeStaleTemps deletes the temporary files a killed writer left behind
+// (".feedback.json.tmp-123", also for the draft and in the history folder).
+// Every writer holds the lock, so while we hold it none is in flight and
+// every such file is stale. Failures are ignored: a leftover temp file is
+// never read and never replaces a real one.
+func removeStaleTemps(p Paths) {
+	patterns := []string{
+		filepath.Join(filepath.Dir(p.Feedback), "."+filepath.Base(p.Feedback)+".tmp-*"),
+		filepath.Join(filepath.Dir(p.Draft), "."+filepath.Base(p.Draft)+".tmp-*"),
+		filepath.Join(p.HistoryDir, ".*.tmp-*"),
+	}
+	for _, pattern := range patterns {
+		matches, _ := filepath.Glob(pattern)
+		for _, m := range matches {
+			os.Remove(m)
+		}
+	}
 }

@@ -410,3 +410,39 @@ func TestLockUnwritableFolder(t *testing.T) {
 	_, err := Lock(PathsFor(file, ""))
 	wantCode(t, err, clierr.CodeFailure, "use --out FILE")
 }
+
+// TestLockRemovesStaleTemps: temp files of a writer killed mid-write are
+// removed once the lock is held; other files are left alone.
+func TestLockRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	p := PathsFor(dir, "")
+	if err := os.MkdirAll(p.HistoryDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := []string{
+		filepath.Join(dir, ".feedback.json.tmp-123"),
+		filepath.Join(dir, ".feedback.draft.json.tmp-456"),
+		filepath.Join(p.HistoryDir, ".feedback.20261130T100000Z.json.tmp-789"),
+	}
+	kept := []string{filepath.Join(dir, "feedback.json"), filepath.Join(dir, ".other.tmp-1"), filepath.Join(dir, "index.jsonl")}
+	for _, f := range append(stale, kept...) {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for _, f := range stale {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s should be removed", f)
+		}
+	}
+	for _, f := range kept {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s should be kept: %v", f, err)
+		}
+	}
+}
