@@ -60,8 +60,9 @@ const (
 
 // settle is how long the program's output must be quiet before keys are
 // sent, so that they cannot overtake the reply to a cursor-position request
-// the prompt makes right after switching to raw mode.
-const settle = 20 * time.Millisecond
+// the prompt makes right after switching to raw mode. 20 ms lost keys on a
+// machine loaded by two fuzzers; 100 ms has not.
+const settle = 100 * time.Millisecond
 
 // Term is a program running on a pseudo-terminal.
 type Term struct {
