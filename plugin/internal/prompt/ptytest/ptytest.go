@@ -11,7 +11,10 @@
 //
 // A reader goroutine feeds everything the program writes to the emulator at
 // once, so survey's cursor-position request (ESC[6n) is always answered, even
-// between expectations. Every wait has a timeout (DefaultTimeout); on any
+// between expectations. (github.com/Netflix/go-expect, which survey's own
+// tests use, feeds its emulator only inside an Expect call, so a prompt that
+// queries the cursor while the test is between expectations stalls; that is
+// why this package talks to creack/pty and vt10x directly.) Every wait has a timeout (DefaultTimeout); on any
 // failure the test stops with the emulated screen in the message, and the
 // program is killed when the test ends.
 package ptytest
