@@ -246,17 +246,8 @@ func Write442(dir string, o Options) (Stats, error) {
 			return st, err
 		}
 	}
-	sizes := make([]int64, len(sidecars))
-	err = eachParallel(len(sidecars), func(i int) error {
-		n, err := p.writeSidecars442(dir, sidecars[i])
-		sizes[i] = n
-		return err
-	})
-	if err != nil {
+	if st.AnswerBytes, err = sumParallel(sidecars, func(r *row) (int64, error) { return p.writeSidecars442(dir, r) }); err != nil {
 		return st, err
-	}
-	for _, n := range sizes {
-		st.AnswerBytes += n
 	}
 	if err := writeJSON(filepath.Join(dir, "benchmark.json"), benchmarkFor(rows)); err != nil {
 		return st, err

@@ -255,17 +255,8 @@ func WriteV5(dir string, o Options) (Stats, error) {
 		return st, err
 	}
 	final := finalRows(rows)
-	sizes := make([]int64, len(final))
-	err = eachParallel(len(final), func(i int) error {
-		n, err := p.writeSidecarsV5(dir, final[i])
-		sizes[i] = n
-		return err
-	})
-	if err != nil {
+	if st.AnswerBytes, err = sumParallel(final, func(r *row) (int64, error) { return p.writeSidecarsV5(dir, r) }); err != nil {
 		return st, err
-	}
-	for _, n := range sizes {
-		st.AnswerBytes += n
 	}
 	return st, writeJSON(filepath.Join(dir, "summary.json"), summaryFor(final, run))
 }

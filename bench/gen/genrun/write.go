@@ -76,6 +76,22 @@ func writeManifest(path string, rows []*row, line func(r *row, seq int) any) (in
 	return m.close()
 }
 
+// sumParallel writes the sidecars of every row in parallel and returns the
+// total of the answer sizes write reports.
+func sumParallel(rows []*row, write func(*row) (int64, error)) (int64, error) {
+	sizes := make([]int64, len(rows))
+	err := eachParallel(len(rows), func(i int) error {
+		var err error
+		sizes[i], err = write(rows[i])
+		return err
+	})
+	var total int64
+	for _, n := range sizes {
+		total += n
+	}
+	return total, err
+}
+
 // writeJSON writes v indented by two spaces, as AgentV writes its sidecars.
 func writeJSON(path string, v any) error {
 	var b strings.Builder
