@@ -106,6 +106,9 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		}
 		if action == "quit" {
 			s.res.Quit = true
+			if err := s.saveDraft(); err != nil { // also keeps reviewer and scope when nothing was answered yet
+				return true, err
+			}
 			s.say("Saved %d answer(s) in %s\nresume with: agentv review %s\n", len(s.work.PerCase), s.Paths.Draft, s.Run.Dir)
 		}
 		return action == "quit", err

@@ -444,3 +444,17 @@ func TestAmendDocumentedShape(t *testing.T) {
 		t.Errorf("per_case %+v: want the one entry replaced", f.PerCase)
 	}
 }
+
+// TestQuitFirstKeepsScope: quitting before any answer still leaves a draft
+// that remembers the reviewer and the scope.
+func TestQuitFirstKeepsScope(t *testing.T) {
+	cfg := fixture(t, "iterations-1")
+	cfg.Scope = triage.ScopeFailures
+	if _, err := Run(cfg, pt.New(t, pt.SelectByLabel("Verdict", "Save and quit"))); err != nil {
+		t.Fatal(err)
+	}
+	d, err := feedback.LoadDraft(cfg.Paths)
+	if err != nil || d == nil || len(d.PerCase) != 0 || d.Reviewer != "ana" || d.Scope == nil || d.Scope.Mode != triage.ScopeFailures {
+		t.Fatalf("draft %+v, %v", d, err)
+	}
+}
