@@ -16,6 +16,7 @@ import (
 	"agentv-review/plugin/internal/feedback"
 	pt "agentv-review/plugin/internal/prompt/prompttest"
 	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/termtext"
 	"agentv-review/plugin/internal/triage"
 	"agentv-review/prompts"
 )
@@ -413,6 +414,14 @@ func TestHazardsStayInert(t *testing.T) {
 	out := cfg.Out.(*bytes.Buffer).String()
 	if i := strings.IndexAny(out, controls); i >= 0 {
 		t.Fatalf("control character %q on screen near %q", out[i], out[max(0, i-60):min(len(out), i+60)])
+	}
+	// Wide (CJK, emoji) and right-to-left text must not break the layout:
+	// every line of the evidence screens fits the width (messages naming
+	// the run's path are left to the terminal to wrap).
+	for i, line := range strings.Split(out, "\n") {
+		if w := termtext.Width(line); w > cfg.Width && !strings.Contains(line, cfg.Run.Dir) {
+			t.Errorf("screen line %d is %d cells, over %d: %q", i+1, w, cfg.Width, line)
+		}
 	}
 	for _, want := range []string{"case 7 of 7", "␛[", "ünïcødé-テスト-id"} {
 		if !strings.Contains(out, want) {
