@@ -216,3 +216,9 @@ func requireFlag(c *cli.Context, flag string) error {
 	}
 	return clierr.Usage("missing --"+flag, fmt.Sprintf("see '%s %s --help'", prog, c.Command.Name))
 }
+
+// printf writes a formatted message with everything in it sanitised: run
+// ids, test ids and paths come from files and may hold escape sequences.
+func printf(w io.Writer, format string, args ...any) {
+	fmt.Fprint(w, termtext.Sanitize(fmt.Sprintf(format, args...)))
+}

@@ -461,14 +461,14 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 		return err
 	}
 	if st.draft != nil {
-		fmt.Fprintf(s.Err, "%s: note: an unfinished guided review (%s) is not changed; its answers win when it is resumed\n", prog, st.paths.Draft)
+		printf(s.Err, "%s: note: an unfinished guided review (%s) is not changed; its answers win when it is resumed\n", prog, st.paths.Draft)
 	}
 	if c.Bool("json") {
 		return writeJSON(s.Out, rep)
 	}
-	fmt.Fprintf(s.Out, "recorded %d judgment(s) by %s (%s) in %s\n", rep.Entries, name, kind, rep.Path)
+	printf(s.Out, "recorded %d judgment(s) by %s (%s) in %s\n", rep.Entries, name, kind, rep.Path)
 	if archived != "" {
-		fmt.Fprintf(s.Out, "the previous version is kept as %s\n", archived)
+		printf(s.Out, "the previous version is kept as %s\n", archived)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -83,7 +82,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		return err
 	}
 	if res.Written == "" && res.Quit {
-		fmt.Fprintf(s.Err, "%s: draft kept: %s\n", prog, st.paths.Draft)
+		printf(s.Err, "%s: draft kept: %s\n", prog, st.paths.Draft)
 	}
 	return nil
 }

@@ -164,7 +164,11 @@ func (s *session) start() error {
 	return nil
 }
 
-func (s *session) say(format string, args ...any) { fmt.Fprintf(s.Out, format, args...) }
+// say writes a message; everything in it is sanitised, paths included (a
+// run copied from elsewhere can have any folder name).
+func (s *session) say(format string, args ...any) {
+	fmt.Fprint(s.Out, termtext.Sanitize(fmt.Sprintf(format, args...)))
+}
 
 func (s *session) opening() {
 	r := s.Run

@@ -467,3 +467,28 @@ func TestQuitFirstKeepsScope(t *testing.T) {
 		t.Fatalf("draft %+v, %v", d, err)
 	}
 }
+
+// TestHostileRunDirName: a run folder's name is untrusted too: it reaches
+// the screen sanitised in every message that names a path.
+func TestHostileRunDirName(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evil\x1b]0;pwned\x07\x1b[2Jrun")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(corpus, "iterations-1"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fixture(t, "iterations-1")
+	r, err := run.Open(dir, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Run, cfg.Paths = r, feedback.PathsFor(dir, "")
+	if _, err := Run(cfg, pt.New(t, steps(judged("Incorrect", ""), []pt.Step{pt.Interrupt("Verdict")})...)); !errors.Is(err, clierr.ErrInterrupted) {
+		t.Fatal(err)
+	}
+	out := cfg.Out.(*bytes.Buffer).String()
+	if i := strings.IndexAny(out, controls); i >= 0 {
+		t.Fatalf("control character %q on screen near %q", out[i], out[max(0, i-60):min(len(out), i+60)])
+	}
+	if !strings.Contains(out, "evil␛]0;pwned␇␛[2Jrun") {
+		t.Errorf("the folder name should be shown, made visible:\n%s", out)
+	}
+}
