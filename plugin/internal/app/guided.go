@@ -50,7 +50,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openState(s, target, c.String("out"))
+	st, err := openRun(s, target, c.String("out"), run.Options{})
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		return err
 	}
 	defer release()
-	if err := st.loadReview(); err != nil { // a writer may have finished before we locked
+	if err := st.loadReview(s); err != nil { // read under the lock: no writer can change it now
 		return err
 	}
 	earlier, err := earlierRuns(st, c.String("previous"), c.Bool("no-carry-forward"))

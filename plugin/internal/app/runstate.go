@@ -41,6 +41,18 @@ func openState(s *Streams, target, out string) (*runState, error) {
 // openStateWith is openState with run options: status and list open with
 // run.Options.Outline, as they rank cases but show no grader details.
 func openStateWith(s *Streams, target, out string, opts run.Options) (*runState, error) {
+	st, err := openRun(s, target, out, opts)
+	if err != nil {
+		return nil, err
+	}
+	return st, st.loadReview(s)
+}
+
+// openRun opens the run and works out its feedback paths, without reading
+// the feedback: the guided review reads it once it holds the lock
+// (loadReview). set and apply read it first too, to fail before reading
+// answers, and again under the lock.
+func openRun(s *Streams, target, out string, opts run.Options) (*runState, error) {
 	r, err := run.Open(target, opts)
 	if err != nil {
 		return nil, err
@@ -52,25 +64,20 @@ func openStateWith(s *Streams, target, out string, opts run.Options) (*runState,
 		}
 		fmt.Fprintf(s.Err, "%s: warning: %s: %s\n", prog, termtext.SanitizeLine(loc), termtext.SanitizeLine(w.Msg))
 	}
-	st := &runState{run: r, paths: feedback.PathsFor(r.Dir, out)}
-	if err := st.loadReview(); err != nil {
-		return nil, err
-	}
-	if st.legacy != nil {
-		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
-			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
-	}
-	return st, nil
+	return &runState{run: r, paths: feedback.PathsFor(r.Dir, out)}, nil
 }
 
-// loadReview (re)reads the feedback file and the draft. A writer that
-// holds the lock calls it again after locking, so nothing written in
-// between is lost.
-func (st *runState) loadReview() (err error) {
+// loadReview reads the feedback file and the draft, and notes on stderr a
+// feedback file in an older shape.
+func (st *runState) loadReview(s *Streams) (err error) {
 	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
 		return err
 	}
 	st.index = feedback.NewIndex(st.feedback)
+	if st.legacy != nil {
+		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
+			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
+	}
 	st.draft, err = feedback.LoadDraft(st.paths)
 	return err
 }
@@ -134,8 +141,8 @@ func (st *runState) find(ref string) (*run.Case, error) {
 	return st.run.Find(ref)
 }
 
-// openCase opens the run and finds the case named by "[run] <case>"
-// arguments.
+// openCase opens the run and its feedback and finds the case named by
+// "[run] <case>" arguments.
 func openCase(s *Streams, args []string, out string) (*runState, *run.Case, error) {
 	target, ref := "", args[0]
 	if len(args) == 2 {
