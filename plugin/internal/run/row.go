@@ -95,8 +95,6 @@ type rowError struct {
 	syntax           bool // malformed JSON (a truncated last line is tolerated)
 }
 
-func (e *rowError) Error() string { return e.msg }
-
 const rowHint = "every line of an AgentV manifest is one JSON object with a numeric score; re-run `agentv eval` or fix the line"
 
 // parsedRow is what parseRow makes of one line: its case, hashes of its

@@ -233,12 +233,6 @@ func (tm *Term) Send(keys string) {
 	}
 }
 
-// SendLine types line and Enter.
-func (tm *Term) SendLine(line string) {
-	tm.t.Helper()
-	tm.Send(line + Enter)
-}
-
 func (tm *Term) readyForKeys() bool {
 	tm.mu.Lock()
 	quiet := time.Since(tm.lastOut) >= settle
