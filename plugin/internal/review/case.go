@@ -88,13 +88,12 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		if keep {
-			carried := prior.Case
-			carried.Target, carried.Variant, carried.Suite = c.Target, c.Variant, c.Suite
-			carried.Automated, carried.Fingerprint, carried.Stale = entry.Automated, entry.Fingerprint, false
-			carried.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: prior.Case.ReviewedAt, Reviewer: prior.Case.Reviewer}
-			carried.ReviewedAt, carried.Reviewer, carried.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
-			return false, s.record(carried)
+		if keep { // this run's case and snapshot, the earlier judgment
+			p := prior.Case
+			entry.Verdict, entry.Notes, entry.Signals = p.Verdict, p.Notes, p.Signals
+			entry.EvaluatorOverrides, entry.WorkspaceNotes, entry.FlakyEvidence = p.EvaluatorOverrides, p.WorkspaceNotes, p.FlakyEvidence
+			entry.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: p.ReviewedAt, Reviewer: p.Reviewer}
+			return false, s.record(entry)
 		}
 	}
 	entry.Stale = hasPrior && !same
@@ -120,7 +119,6 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && ev != (feedback.FlakyEvidence{}) {
 		entry.FlakyEvidence = &ev
 	}
-	entry.ReviewedAt, entry.Reviewer, entry.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
 	return false, s.record(entry)
 }
 
@@ -147,7 +145,9 @@ func (s *session) prior(c *run.Case) (PriorVerdict, bool) {
 	return p, ok
 }
 
+// record stamps the judgment as this reviewer's, now, and saves it.
 func (s *session) record(entry feedback.Case) error {
+	entry.ReviewedAt, entry.Reviewer, entry.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
 	feedback.Upsert(s.work, entry)
 	s.res.Answered++
 	return s.saveDraft()
