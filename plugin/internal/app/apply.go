@@ -109,7 +109,7 @@ func readInput(s *Streams, from string) ([]byte, string, error) {
 	if from != "-" {
 		data, err := os.ReadFile(from)
 		if err != nil {
-			return nil, "", clierr.Input(from, 0, "", "cannot read: "+errText(err), "pass a JSON or JSONL file of answers, or - for standard input")
+			return nil, "", clierr.Input(from, 0, "", "cannot read: "+clierr.Cause(err), "pass a JSON or JSONL file of answers, or - for standard input")
 		}
 		return data, from, nil
 	}
@@ -423,7 +423,7 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 			return err
 		}
 		if e.Fingerprint, err = review.Fingerprint(d, e.Automated.Graders); err != nil {
-			return clierr.Failure(err, "cannot read the answer of "+st.run.Ref(entries[i].c)+": "+errText(err), "")
+			return clierr.Failure(err, "cannot read the answer of "+st.run.Ref(entries[i].c)+": "+clierr.Cause(err), "")
 		}
 		e.ReviewedAt, e.Reviewer, e.ReviewerKind = at, name, kind
 	}

@@ -31,7 +31,7 @@ func demoAction(s *Streams, c *cli.Context, _ []string) error {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "agentv-review-demo-")
 		if err != nil {
-			return clierr.Failure(err, "cannot create a temporary folder: "+errText(err), "pass --dir DIR")
+			return clierr.Failure(err, "cannot create a temporary folder: "+clierr.Cause(err), "pass --dir DIR")
 		}
 		dir = filepath.Join(tmp, runs.DemoName)
 	}
@@ -51,7 +51,7 @@ func copyDemo(dir string) error {
 		return err
 	}
 	if err := os.CopyFS(dir, sub); err != nil {
-		return clierr.Failure(err, "cannot copy the demo run: "+errText(err), "pass --dir DIR on a writable disk")
+		return clierr.Failure(err, "cannot copy the demo run: "+clierr.Cause(err), "pass --dir DIR on a writable disk")
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func exportAction(s *Streams, c *cli.Context, args []string) error {
 	}
 	if out := c.String("out"); out != "" {
 		if err := renameio.WriteFile(out, b.Bytes(), 0o644); err != nil {
-			return &clierr.Error{Code: clierr.CodeFailure, File: out, Msg: "cannot write: " + errText(err), Err: err}
+			return &clierr.Error{Code: clierr.CodeFailure, File: out, Msg: "cannot write: " + clierr.Cause(err), Err: err}
 		}
 		return nil
 	}

@@ -85,7 +85,7 @@ func loadRuns(s *Streams, target string) (string, []history.Run, error) {
 	}
 	info, err := os.Stat(root)
 	if err != nil {
-		return "", nil, clierr.Input(root, 0, "", "cannot read: "+errText(err), runsHint)
+		return "", nil, clierr.Input(root, 0, "", "cannot read: "+clierr.Cause(err), runsHint)
 	}
 	dirs := []string{root}
 	if info.IsDir() {

@@ -40,7 +40,7 @@ func validateAction(s *Streams, c *cli.Context, args []string) error {
 	path := args[0]
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return clierr.Input(path, 0, "", "cannot read: "+errText(err), "pass the path of a feedback.json")
+		return clierr.Input(path, 0, "", "cannot read: "+clierr.Cause(err), "pass the path of a feedback.json")
 	}
 	rep := validateReport{File: path, Kind: feedback.Detect(data), Problems: []validateProblem{}}
 	if rep.Kind != feedback.KindReview {
@@ -80,13 +80,4 @@ func validateAction(s *Streams, c *cli.Context, args []string) error {
 			Hint: "the schema is printed by '" + prog + " schema'; fields are described by '" + prog + " docs feedback-schema'"}
 	}
 	return nil
-}
-
-// errText is an OS error without the path it repeats.
-func errText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -14,6 +14,7 @@ package clierr
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -96,4 +97,14 @@ func HintOf(err error) string {
 		return e.Hint
 	}
 	return ""
+}
+
+// Cause is err's text without the path an *os.PathError repeats (the
+// message already names the file): "permission denied", not
+// "open /x/feedback.json: permission denied".
+func Cause(err error) string {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -78,7 +78,7 @@ func Detect(data []byte) Kind {
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + errText(err), Err: err}
+		return nil, &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + clierr.Cause(err), Err: err}
 	}
 	return parse(path, data)
 }
@@ -116,7 +116,7 @@ func parse(path string, data []byte) (*File, error) {
 func LoadLegacy(path string) ([]LegacyNote, Kind, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + errText(err), Err: err}
+		return nil, "", &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + clierr.Cause(err), Err: err}
 	}
 	kind := Detect(data)
 	var doc struct {
@@ -231,12 +231,4 @@ func offsetOf(data []byte, path string) int64 {
 			advance()
 		}
 	}
-}
-
-// errText is err's message without the path os errors repeat.
-func errText(err error) string {
-	if pe, ok := errors.AsType[*os.PathError](err); ok {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

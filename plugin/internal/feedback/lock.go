@@ -42,7 +42,7 @@ func LockWait(p Paths, wait time.Duration) (release func() error, err error) {
 	if err != nil {
 		return nil, &clierr.Error{
 			Code: clierr.CodeFailure, File: p.Lock,
-			Msg:  "cannot lock: " + errText(err),
+			Msg:  "cannot lock: " + clierr.Cause(err),
 			Hint: "use --out FILE to write the feedback elsewhere",
 			Err:  err,
 		}

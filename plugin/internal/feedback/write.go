@@ -95,7 +95,7 @@ func writeFile(fsys fileSystem, path string, f *File) error {
 func writeError(path string, err error) error {
 	return &clierr.Error{
 		Code: clierr.CodeFailure, File: path,
-		Msg:  "cannot write: " + errText(err),
+		Msg:  "cannot write: " + clierr.Cause(err),
 		Hint: "use --out FILE to write the feedback elsewhere",
 		Err:  err,
 	}
@@ -117,13 +117,13 @@ func archive(fsys fileSystem, p Paths) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", &clierr.Error{Code: clierr.CodeFailure, File: p.Feedback, Msg: "cannot read: " + errText(err), Err: err}
+		return "", &clierr.Error{Code: clierr.CodeFailure, File: p.Feedback, Msg: "cannot read: " + clierr.Cause(err), Err: err}
 	}
 	stamp := archiveStamp(data)
 	if stamp == "" {
 		fi, err := os.Stat(p.Feedback)
 		if err != nil {
-			return "", &clierr.Error{Code: clierr.CodeFailure, File: p.Feedback, Msg: "cannot read: " + errText(err), Err: err}
+			return "", &clierr.Error{Code: clierr.CodeFailure, File: p.Feedback, Msg: "cannot read: " + clierr.Cause(err), Err: err}
 		}
 		stamp = stampOf(fi.ModTime())
 	}
@@ -199,7 +199,7 @@ func DiscardDraft(p Paths) error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return &clierr.Error{Code: clierr.CodeFailure, File: p.Draft, Msg: "cannot set the draft aside: " + errText(err), Err: err}
+	return &clierr.Error{Code: clierr.CodeFailure, File: p.Draft, Msg: "cannot set the draft aside: " + clierr.Cause(err), Err: err}
 }
 
 // fileSystem is what a durable write needs from the OS. Tests substitute

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"os"
@@ -148,10 +147,5 @@ func (r *Run) warn(file string, line int, msg string) {
 }
 
 func unreadable(rel string, err error) error {
-	msg := "cannot read file"
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		msg = "cannot read file: " + pe.Err.Error()
-	}
-	return &clierr.Error{Code: clierr.CodeInvalid, File: rel, Msg: msg, Hint: "check that the file exists and that you may read it", Err: err}
+	return &clierr.Error{Code: clierr.CodeInvalid, File: rel, Msg: "cannot read file: " + clierr.Cause(err), Hint: "check that the file exists and that you may read it", Err: err}
 }
