@@ -37,7 +37,7 @@ func showAction(s *Streams, c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	item := itemOf(st.ranked(), cs)
+	item := triage.Classify(cs)
 	if c.Bool("json") {
 		return writeJSON(s.Out, showReport{RunID: st.run.ID, caseSummary: st.summary(item), Detail: d, Feedback: st.judgment(cs)})
 	}
@@ -46,14 +46,4 @@ func showAction(s *Streams, c *cli.Context, args []string) error {
 		evidence.RenderJudgment(s.Out, j, s.width())
 	}
 	return nil
-}
-
-// itemOf finds c's ranked item.
-func itemOf(items []triage.Item, c *run.Case) triage.Item {
-	for _, it := range items {
-		if it.Case == c {
-			return it
-		}
-	}
-	return triage.Item{Case: c}
 }

@@ -80,7 +80,7 @@ func (it Item) Suspicious() bool { return it.Tier != TierClean }
 func Rank(cases []*run.Case) []Item {
 	items := make([]Item, len(cases))
 	for i, c := range cases {
-		items[i] = classify(c)
+		items[i] = Classify(c)
 	}
 	slices.SortStableFunc(items, func(a, b Item) int {
 		if a.Tier != b.Tier {
@@ -91,7 +91,8 @@ func Rank(cases []*run.Case) []Item {
 	return items
 }
 
-func classify(c *run.Case) Item {
+// Classify places one case (its tier and reasons) without ranking the run.
+func Classify(c *run.Case) Item {
 	it := Item{Case: c}
 	add := func(reason int, applies bool) {
 		if applies {

@@ -47,7 +47,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			it := classify(&tt.c)
+			it := Classify(&tt.c)
 			if it.Tier != tt.tier || !slices.Equal(codes(it), tt.codes) {
 				t.Errorf("tier %s reasons %v, want %s %v", it.Tier, codes(it), tt.tier, tt.codes)
 			}
@@ -150,7 +150,7 @@ func TestReasonTexts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, r := range classify(&tt.c).Reasons() {
+		for _, r := range Classify(&tt.c).Reasons() {
 			got = append(got, r.Text)
 		}
 		if !slices.Equal(got, tt.want) {
