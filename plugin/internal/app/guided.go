@@ -184,7 +184,7 @@ func runsPattern(dirs []string) func(c *run.Case) string {
 	var outcomes []map[string]run.Outcome
 	load := sync.OnceFunc(func() {
 		for _, dir := range dirs {
-			r, err := run.Open(dir, run.Options{})
+			r, err := run.Open(dir, run.Options{Outline: true}) // outcomes only
 			if err != nil {
 				continue
 			}
