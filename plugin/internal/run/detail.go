@@ -370,13 +370,7 @@ func matchGrader(row []Grader, used []bool, g Grader) int {
 // samples builds the full repeats with their graders; a repeat's own
 // grading.json lives at <result_dir>/<sample_path>/grading.json.
 func (r *Run) samples(d *Detail, row rowFull) []Sample {
-	list, kind := row.Samples, "sample"
-	switch {
-	case len(row.Attempts) > 0:
-		list, kind = row.Attempts, "attempt"
-	case len(row.Trials) > 0:
-		list, kind = row.Trials, "trial"
-	}
+	list, kind := pickRepeats(row.Samples, row.Attempts, row.Trials)
 	dir := firstNonEmpty(row.ResultDir, row.ArtifactDir)
 	var out []Sample
 	for i, s := range list {

@@ -347,16 +347,22 @@ func boolPtr(b bool) *bool {
 	return &truth[0]
 }
 
+// pickRepeats chooses the list a row's repeats are in and names its kind:
+// attempts[] or trials[] when present, else samples[].
+func pickRepeats[T any](samples, attempts, trials []T) (list []T, kind string) {
+	switch {
+	case len(attempts) > 0:
+		return attempts, "attempt"
+	case len(trials) > 0:
+		return trials, "trial"
+	}
+	return samples, "sample"
+}
+
 // repeats lists samples[] (v5), attempts[] (early July) or trials[]
 // (late June), whichever the row has.
 func repeats(w *rowWire, a *arena, in interner) []SampleSummary {
-	list, kind := w.Samples, "sample"
-	switch {
-	case len(w.Attempts) > 0:
-		list, kind = w.Attempts, "attempt"
-	case len(w.Trials) > 0:
-		list, kind = w.Trials, "trial"
-	}
+	list, kind := pickRepeats(w.Samples, w.Attempts, w.Trials)
 	switch {
 	case len(list) == 0:
 		return nil
