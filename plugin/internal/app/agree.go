@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/history"
 	"agentv-review/plugin/internal/termtext"
@@ -83,7 +84,7 @@ func printAgree(w io.Writer, rep agreeReport) {
 	}
 	fmt.Fprintf(w, "\nconflicts (A → B)\n")
 	for _, cf := range rep.Conflicts {
-		fmt.Fprintf(w, "  %s  %s → %s\n", san(caseName(cf.TestID, cf.Target, cf.Variant)), cf.A, cf.B)
+		fmt.Fprintf(w, "  %s  %s → %s\n", san(caseid.Full(cf.CaseKey)), cf.A, cf.B)
 	}
 }
 

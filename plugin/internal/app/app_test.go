@@ -249,22 +249,31 @@ func TestJSONErrorsAndAmbiguousRuns(t *testing.T) {
 	}
 }
 
-// TestShowByListRank: "#N" names the N-th case of list, in review order.
-func TestShowByListRank(t *testing.T) {
+// TestPositionsAgree: "#N" is the case's position in the run, the same
+// in every listing (filtered or not, in review order) and in show and set.
+func TestPositionsAgree(t *testing.T) {
 	dir := filepath.Join(corpus, "core-pass-fail-error")
-	_, out, _ := runApp(t, "list", "--json", dir)
-	var rep listReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{1, 4, 15} {
-		code, out, stderr := runApp(t, "show", "--json", dir, fmt.Sprintf("#%d", n))
-		var got showReport
-		if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
-			t.Fatalf("show #%d: exit %d\n%s", n, code, stderr)
+	for _, args := range [][]string{{}, {"--scope", "failures"}, {"--filter", "grader=contains"}} {
+		_, out, _ := runApp(t, append(append([]string{"list", "--json"}, args...), dir)...)
+		var rep listReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Cases) == 0 {
+			t.Fatalf("list %v: %v\n%s", args, err, out)
 		}
-		if got.TestID != rep.Cases[n-1].TestID {
-			t.Errorf("show #%d = %s, list rank %d = %s", n, got.TestID, n, rep.Cases[n-1].TestID)
+		for _, e := range rep.Cases {
+			code, out, stderr := runApp(t, "show", "--json", dir, fmt.Sprintf("#%d", e.Pos))
+			var got showReport
+			if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+				t.Fatalf("show #%d: exit %d\n%s", e.Pos, code, stderr)
+			}
+			if got.TestID != e.TestID || got.Target != e.Target || got.Pos != e.Pos {
+				t.Errorf("list %v row #%d is %s, show #%d is %s", args, e.Pos, e.Ref, e.Pos, got.Ref)
+			}
+		}
+		_, text, _ := runApp(t, append(append([]string{"list"}, args...), dir)...)
+		for _, e := range rep.Cases {
+			if !strings.Contains(text, fmt.Sprintf("#%d  %s", e.Pos, e.Ref)) {
+				t.Errorf("list %v text lacks #%d %s:\n%s", args, e.Pos, e.Ref, text)
+			}
 		}
 	}
 	if code, _, _ := runApp(t, "show", dir, "#16"); code != clierr.CodeUsage {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/review"
@@ -27,7 +28,7 @@ func applyCommand(s *Streams) *cli.Command {
 		Usage:     "record many judgments from a JSON or JSONL file (scripts, agents)",
 		ArgsUsage: "[run]",
 		Description: "--from FILE (or - for stdin) holds a feedback-shaped object with per_case, a JSON array of answers,\n" +
-			"or JSON Lines, one answer per line: {test_id, target?, variant?, verdict, signals?, notes?,\n" +
+			"or JSON Lines, one answer per line: {test_id, suite?, target?, variant?, verdict, signals?, notes?,\n" +
 			"evaluator_overrides?, workspace_notes?}. Every answer is checked first; if any is invalid nothing is written.",
 		Flags: append(scriptedFlags(),
 			&cli.StringFlag{Name: "from", Usage: "answers `FILE`, or - for standard input", TakesFile: true}),
@@ -162,7 +163,7 @@ func (a answer) where() string {
 
 // answerFields are the fields an answer may hold; the other fields of a
 // feedback entry are derived when it is recorded and ignored here.
-var answerFields = "test_id, target, variant, verdict, signals, notes, evaluator_overrides, workspace_notes"
+var answerFields = "test_id, suite, target, variant, verdict, signals, notes, evaluator_overrides, workspace_notes"
 
 const inputHint = "one answer object per line (JSONL), a JSON array of answers, or a feedback file with per_case"
 
@@ -297,31 +298,20 @@ func matchCase(r *run.Run, a feedback.Case) (*run.Case, []problem) {
 	if a.TestID == "" {
 		return nil, []problem{{field: "test_id", msg: "missing", hint: "each answer needs test_id and verdict"}}
 	}
-	var found []*run.Case
-	for _, c := range r.Cases {
-		if c.TestID == a.TestID && (a.Target == "" || c.Target == a.Target) && (a.Variant == "" || c.Variant == a.Variant) {
-			found = append(found, c)
-		}
+	i, candidates := caseid.Match(r.CaseIDs(), a.ID())
+	if i >= 0 {
+		return r.Cases[i], nil
 	}
-	listHint := "list the run's cases with '" + prog + " list " + r.Dir + "'"
-	switch {
-	case len(found) == 1:
-		return found[0], nil
-	case len(found) == 0 && a.Target == "" && a.Variant == "":
-		return nil, []problem{{field: "test_id", msg: fmt.Sprintf("no case %q in run %s", a.TestID, r.ID), hint: listHint}}
-	case len(found) == 0:
-		return nil, []problem{{field: "target", msg: fmt.Sprintf("no case %q with target %q and variant %q in run %s", a.TestID, a.Target, a.Variant, r.ID), hint: listHint}}
+	if len(candidates) == 0 {
+		return nil, []problem{{field: "test_id", msg: fmt.Sprintf("no case %q in run %s", caseid.Full(a.ID()), r.ID),
+			hint: "list the run's cases with '" + prog + " list " + r.Dir + "'"}}
 	}
-	var targets []string
-	for _, c := range found {
-		targets = append(targets, r.Ref(c))
+	refs := make([]string, len(candidates))
+	for k, j := range candidates {
+		refs[k] = r.Ref(r.Cases[j])
 	}
-	field := "target"
-	if a.Target != "" {
-		field = "variant"
-	}
-	return nil, []problem{{field: field, msg: fmt.Sprintf("%q is run %d times (%s)", a.TestID, len(found), strings.Join(targets, ", ")),
-		hint: fmt.Sprintf("add %q to name one", field)}}
+	return nil, []problem{{field: "test_id", msg: fmt.Sprintf("%q could be %d cases (%s)", caseid.Full(a.ID()), len(candidates), strings.Join(refs, ", ")),
+		hint: "add suite, target or variant to name one"}}
 }
 
 // checkJudgment checks verdict, signals and grader overrides; cs may be nil
@@ -380,10 +370,9 @@ type judged struct {
 	entry feedback.Case
 }
 
-// judgedCase keeps the answer's own fields and names the case exactly.
+// judgedCase keeps the answer's own fields; recording names the case exactly.
 func judgedCase(c *run.Case, a feedback.Case) judged {
 	return judged{c: c, entry: feedback.Case{
-		TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite,
 		Verdict: a.Verdict, Signals: a.Signals, Notes: a.Notes,
 		EvaluatorOverrides: a.EvaluatorOverrides, WorkspaceNotes: a.WorkspaceNotes,
 	}}
@@ -414,7 +403,8 @@ func scriptedReviewer(s *Streams, c *cli.Context) (name, kind string) {
 // with previous pointing at it.
 func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 	name, kind := scriptedReviewer(s, c)
-	at := feedback.FormatTime(now())
+	at := now()
+	stamp := feedback.FormatTime(at)
 	for i := range entries {
 		e := &entries[i].entry
 		e.Automated = review.Snapshot(entries[i].c)
@@ -425,7 +415,7 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 		if e.Fingerprint, err = review.Fingerprint(d, e.Automated.Graders); err != nil {
 			return clierr.Failure(err, "cannot read the answer of "+st.run.Ref(entries[i].c)+": "+clierr.Cause(err), "")
 		}
-		e.ReviewedAt, e.Reviewer, e.ReviewerKind = at, name, kind
+		e.ReviewedAt, e.Reviewer, e.ReviewerKind = stamp, name, kind
 	}
 
 	// Another set or apply holds the lock for milliseconds: wait for it; a
@@ -436,29 +426,27 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 	}
 	defer release()
 	// Read again under the lock: another writer may have finished meanwhile.
-	f, _, err := loadIfExists(st.paths.Feedback)
+	base, _, err := loadIfExists(st.paths.Feedback)
 	if err != nil {
 		return err
 	}
-	if f == nil {
-		f = &feedback.File{RunID: st.run.ID, Reviewer: name, ReviewerKind: kind}
+	commit := feedback.Commit{
+		Paths: st.paths, Cases: st.run.CaseIDs(), RunID: st.run.ID, Base: base, Skipped: -1,
+		Tool: feedback.Tool{Name: "agentv-review", Version: Version}, Now: at,
 	}
-	f.Timestamp, f.SchemaVersion = at, feedback.SchemaVersion
-	f.Tool = &feedback.Tool{Name: "agentv-review", Version: Version}
+	if base == nil {
+		commit.Top = func(f *feedback.File) { f.Reviewer, f.ReviewerKind = name, kind }
+	}
 	for _, e := range entries {
-		review.Merge(f, st.run, e.entry)
+		commit.Entries = append(commit.Entries, feedback.Bound{Case: int(e.c.Index), Entry: e.entry})
 	}
-	f.Summary = summarise(f, len(st.run.Cases))
-	rep := writeReport{Path: st.paths.Feedback, RunID: f.RunID, Entries: len(entries), Reviewer: name, ReviewerKind: kind}
-	archived, err := feedback.Archive(st.paths)
+	f, archived, err := commit.Write()
 	if err != nil {
 		return err
 	}
+	rep := writeReport{Path: st.paths.Feedback, RunID: f.RunID, Entries: len(entries), Reviewer: name, ReviewerKind: kind}
 	if archived != "" {
-		f.Previous, rep.Archived = archived, &archived
-	}
-	if err := feedback.Write(st.paths.Feedback, f); err != nil {
-		return err
+		rep.Archived = &archived
 	}
 	if st.draft != nil {
 		printf(s.Err, "%s: note: an unfinished guided review (%s) is not changed; its answers win when it is resumed\n", prog, st.paths.Draft)
@@ -471,17 +459,4 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 		printf(s.Out, "the previous version is kept as %s\n", archived)
 	}
 	return nil
-}
-
-// summarise counts a file's entries for its summary, keeping the skipped
-// count of the guided review that wrote it.
-func summarise(f *feedback.File, cases int) *feedback.Summary {
-	sum := &feedback.Summary{Cases: cases, Reviewed: len(f.PerCase), Verdicts: map[string]int{}}
-	if f.Summary != nil {
-		sum.Skipped = f.Summary.Skipped
-	}
-	for _, c := range f.PerCase {
-		sum.Verdicts[c.Verdict]++
-	}
-	return sum
 }

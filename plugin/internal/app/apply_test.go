@@ -10,6 +10,7 @@ import (
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/run"
 )
 
 func TestApplyValidation(t *testing.T) {
@@ -31,8 +32,8 @@ func TestApplyValidation(t *testing.T) {
   {"test_id":"it-regressed","verdict":"acceptable","evaluator_overrides":{"regex:nope":"x"}}]}`,
 			[]string{`:3: field "per_case.1.evaluator_overrides.regex:nope": no grader`, `its graders: regex:regex-\bAu\b`}},
 		{"ambiguous test id", multi, `{"test_id":"mt-v1-only","verdict":"acceptable"}`,
-			[]string{`field "target": "mt-v1-only" is run 2 times (mt-v1-only@agent-v1, mt-v1-only@agent-v2)`, `add "target"`}},
-		{"unknown target", multi, `{"test_id":"mt-v1-only","target":"agent-v9","verdict":"acceptable"}`, []string{`field "target": no case "mt-v1-only" with target "agent-v9"`}},
+			[]string{`field "test_id": "mt-v1-only" could be 2 cases (mt-v1-only@agent-v1, mt-v1-only@agent-v2)`, `hint: add suite, target or variant`}},
+		{"unknown target", multi, `{"test_id":"mt-v1-only","target":"agent-v9","verdict":"acceptable"}`, []string{`field "test_id": no case "mt-v1-only@agent-v9"`}},
 		{"malformed JSONL line", iter, "{\"test_id\":\"it-fixed\",\"verdict\":\"acceptable\"}\n\n{\"test_id\":\"it-regressed\",\"verdict\":\n",
 			[]string{":3: not a JSON object", "hint: one answer object per line"}},
 		{"unknown field", iter, `{"test_id":"it-fixed","verdict":"acceptable","signal":["false_positive"]}`, []string{`:1: field "signal": unknown field`, "hint: fields: test_id"}},
@@ -114,10 +115,24 @@ func TestApplyFromStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := feedback.Lookup(f, "mt-v1-only", "agent-v2", ""); j == nil || j.Verdict != feedback.Incorrect || j.ReviewerKind != feedback.Agent {
+	r, err := run.Open(dir, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := entryOf(t, f, r, "mt-v1-only@agent-v2"); j == nil || j.Verdict != feedback.Incorrect || j.ReviewerKind != feedback.Agent {
 		t.Errorf("entry for mt-v1-only@agent-v2: %+v", j)
 	}
-	if j := feedback.Lookup(f, "mt-v1-only", "agent-v1", ""); j != nil {
+	if j := entryOf(t, f, r, "mt-v1-only@agent-v1"); j != nil {
 		t.Errorf("agent-v1 judged too: %+v", j)
 	}
+}
+
+// entryOf is the entry of f that judges the case ref names in r, nil when none.
+func entryOf(t *testing.T, f *feedback.File, r *run.Run, ref string) *feedback.Case {
+	t.Helper()
+	c, err := r.Find(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return feedback.Bind(f, r.CaseIDs()).Entry(int(c.Index))
 }

@@ -65,7 +65,7 @@ func TestCarryForwardAcrossIterations(t *testing.T) {
 		var screen bytes.Buffer
 		asker := &carryAsker{}
 		res, err := review.Run(review.Config{
-			Run: st.run, Paths: st.paths, Existing: st.feedback, Prior: priorVerdicts(earlier), RunsPattern: runsPattern(earlier),
+			Run: st.run, Paths: st.paths, Existing: st.feedback, Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlier),
 			Reviewer: "cy", ReviewerFixed: true, Scope: "all", Out: &screen, Width: 100, Height: 40, Catalog: cat,
 		}, asker)
 		if err != nil {
@@ -76,13 +76,13 @@ func TestCarryForwardAcrossIterations(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range tt.carried {
-			c := feedback.Lookup(f, id, "canned", "")
+			c := entryOf(t, f, st.run, id)
 			if c.CarriedFrom == nil || c.CarriedFrom.RunID != iterationRuns[tt.run-1].id || c.Stale {
 				t.Errorf("run %d %s: want carried from the previous run, got %+v", tt.run+1, id, c)
 			}
 		}
 		for _, id := range tt.stale {
-			if c := feedback.Lookup(f, id, "canned", ""); !c.Stale || c.CarriedFrom != nil {
+			if c := entryOf(t, f, st.run, id); !c.Stale || c.CarriedFrom != nil {
 				t.Errorf("run %d %s: want stale and judged afresh, got %+v", tt.run+1, id, c)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/prompt"
@@ -73,7 +74,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	}
 	res, err := review.Run(review.Config{
 		Run: st.run, Paths: st.paths, Existing: st.feedback, Legacy: st.legacy, Draft: st.draft,
-		Prior: priorVerdicts(earlier), RunsPattern: runsPattern(earlier),
+		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlier),
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
 		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: time.Now, Catalog: cat,
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version},
@@ -154,17 +155,21 @@ func earlierRuns(st *runState, previous string, off bool) ([]string, error) {
 	return nil, nil
 }
 
-// priorVerdicts collects the judgments of earlier runs for carry-forward; a
-// newer judgment of a case replaces an older one.
-func priorVerdicts(dirs []string) map[string]review.PriorVerdict {
-	prior := map[string]review.PriorVerdict{}
+// priorVerdicts collects the judgments of earlier runs (given oldest
+// first) of r's cases, for carry-forward; a newer judgment of a case
+// replaces an older one.
+func priorVerdicts(dirs []string, r *run.Run) map[int]review.PriorVerdict {
+	prior := map[int]review.PriorVerdict{}
 	for _, dir := range dirs {
 		f, _, err := loadIfExists(feedback.PathsFor(dir, "").Feedback)
 		if err != nil || f == nil {
 			continue // an unreadable earlier file is not this review's problem
 		}
-		for _, c := range f.PerCase {
-			prior[review.Key(c.TestID, c.Target, c.Variant)] = review.PriorVerdict{RunID: f.RunID, Case: c}
+		ix := feedback.Bind(f, r.CaseIDs())
+		for i := range r.Cases {
+			if e := ix.Entry(i); e != nil {
+				prior[i] = review.PriorVerdict{RunID: f.RunID, Case: *e}
+			}
 		}
 	}
 	return prior
@@ -181,16 +186,16 @@ func runsPattern(dirs []string) func(c *run.Case) string {
 		return nil
 	}
 	dirs = dirs[max(0, len(dirs)-maxPatternRuns):]
-	var outcomes []map[string]run.Outcome
+	var outcomes []map[caseid.ID]run.Outcome
 	load := sync.OnceFunc(func() {
 		for _, dir := range dirs {
 			r, err := run.Open(dir, run.Options{Outline: true}) // outcomes only
 			if err != nil {
 				continue
 			}
-			m := map[string]run.Outcome{}
+			m := make(map[caseid.ID]run.Outcome, len(r.Cases))
 			for _, c := range r.Cases {
-				m[review.Key(c.TestID, c.Target, c.Variant)] = c.Outcome
+				m[c.ID().AcrossRuns()] = c.Outcome
 			}
 			outcomes = append(outcomes, m)
 		}
@@ -199,7 +204,7 @@ func runsPattern(dirs []string) func(c *run.Case) string {
 		load()
 		marks := make([]string, 0, len(outcomes)+1)
 		for _, m := range outcomes {
-			if o, ok := m[review.Key(c.TestID, c.Target, c.Variant)]; ok { // runs without the case say nothing
+			if o, ok := m[c.ID().AcrossRuns()]; ok { // runs without the case say nothing
 				marks = append(marks, review.OutcomeMark(o))
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/history"
 	"agentv-review/plugin/internal/run"
@@ -148,12 +149,13 @@ func printHistory(w io.Writer, rep historyReport) {
 	for _, r := range rep.Runs {
 		idWidth = max(idWidth, termtext.Width(san(r.RunID)))
 	}
-	fmt.Fprintf(w, "%s  cases  reviewed  automated   human-adjusted\n", pad("run", idWidth))
+	fmt.Fprintf(w, "%s  cases  reviewed  proposed  automated   human-adjusted\n", pad("run", idWidth))
 	for _, r := range rep.Runs {
-		fmt.Fprintf(w, "%s  %5d  %8d  %-11s %s\n", pad(san(r.RunID), idWidth), r.Cases, r.Reviewed,
+		fmt.Fprintf(w, "%s  %5d  %8d  %8d  %-11s %s\n", pad(san(r.RunID), idWidth), r.Cases, r.Reviewed, r.Proposed,
 			rate(r.AutomatedPassed, r.Cases, r.AutomatedRate), rate(r.HumanPassed, r.Cases, r.HumanRate))
 	}
 
+	fmt.Fprintf(w, "(reviewed: cases with a human verdict; proposed: an agent's verdict no human has confirmed yet, which\n changes no rate; human-adjusted: a human-reviewed case passes when judged acceptable, any other keeps its automated outcome)\n")
 	fmt.Fprintf(w, "\ngraders reviewers disagreed with (fix these first)\n")
 	if len(rep.Graders) == 0 {
 		fmt.Fprintln(w, "  none: no judgment names a grader in evaluator_overrides")
@@ -180,7 +182,7 @@ func printHistory(w io.Writer, rep historyReport) {
 	for _, t := range rep.Cases {
 		name := t.TestID
 		if trails[t.TestID] > 1 {
-			name = caseName(t.TestID, t.Target, t.Variant)
+			name = caseid.Full(caseid.ID{Suite: t.Suite, TestID: t.TestID, Target: t.Target, Variant: t.Variant})
 		}
 		fmt.Fprintln(w, san(name))
 		for _, st := range t.Steps {
@@ -208,17 +210,6 @@ func printHistory(w io.Writer, rep historyReport) {
 			fmt.Fprintln(w, strings.TrimRight(line+"  "+strings.Join(extra, ", "), " "))
 		}
 	}
-}
-
-// caseName is test_id[@target][#variant].
-func caseName(testID, target, variant string) string {
-	if target != "" {
-		testID += "@" + target
-	}
-	if variant != "" {
-		testID += "#" + variant
-	}
-	return testID
 }
 
 // rate formats "4/6  67%".

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,9 @@ func (st *runState) summary(it triage.Item) caseSummary {
 	return cs
 }
 
+// listEntry is one row of list: Rank is its place in the review order
+// (1 = look at it first); Pos (from caseRef) is the #N that show and set
+// accept, the same whatever the scope, filter or order.
 type listEntry struct {
 	Rank int `json:"rank"`
 	caseSummary
@@ -145,7 +149,7 @@ func printList(s *Streams, rep listReport, entries iter.Seq[listEntry]) {
 		for i, r := range e.Reasons {
 			reasons[i] = r.Text
 		}
-		fmt.Fprintf(s.Out, "%3d  %s%s  %-8s %5s  %-17s %s\n", e.Rank, ref,
+		fmt.Fprintf(s.Out, "%6s  %s%s  %-8s %5s  %-17s %s\n", "#"+strconv.Itoa(e.Pos), ref,
 			strings.Repeat(" ", refWidth-termtext.Width(ref)), e.Outcome, triage.FormatScore(e.Score),
 			verdict, termtext.SanitizeLine(strings.Join(reasons, "; ")))
 	}

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
@@ -73,7 +70,7 @@ func (st *runState) loadReview(s *Streams) (err error) {
 	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
 		return err
 	}
-	st.index = feedback.NewIndex(st.feedback)
+	st.index = feedback.Bind(st.feedback, st.run.CaseIDs())
 	if st.legacy != nil {
 		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
 			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
@@ -84,14 +81,17 @@ func (st *runState) loadReview(s *Streams) (err error) {
 
 // judgment returns the recorded feedback entry for c, nil when unreviewed.
 func (st *runState) judgment(c *run.Case) *feedback.Case {
-	return st.index.Lookup(c.TestID, c.Target, c.Variant)
+	return st.index.Entry(int(c.Index))
 }
 
 // ranked returns the run's cases in review order.
 func (st *runState) ranked() []triage.Item { return triage.Rank(st.run.Cases) }
 
-// caseRef is how a case is named in output: test id, target and variant.
+// caseRef is how a case is named in output: its position (#N, the same
+// in every listing and accepted by show and set), its shortest reference
+// and its identity.
 type caseRef struct {
+	Pos     int    `json:"pos"`
 	Ref     string `json:"ref"`
 	TestID  string `json:"test_id"`
 	Target  string `json:"target,omitempty"`
@@ -100,7 +100,7 @@ type caseRef struct {
 }
 
 func (st *runState) refOf(c *run.Case) caseRef {
-	return caseRef{Ref: st.run.Ref(c), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
+	return caseRef{Pos: int(c.Index) + 1, Ref: st.run.Ref(c), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
 }
 
 func argOr(args []string, i int) string {
@@ -128,19 +128,6 @@ func loadIfExists(path string) (*feedback.File, []feedback.LegacyNote, error) {
 	return f, nil, err
 }
 
-// find resolves a case reference. "#N" is the N-th case of `agentv review
-// list` (review order); anything else goes to run.Find.
-func (st *runState) find(ref string) (*run.Case, error) {
-	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil && strings.HasPrefix(ref, "#") {
-		items := st.ranked()
-		if n < 1 || n > len(items) {
-			return nil, clierr.Usage(fmt.Sprintf("no case %s: the run has %d cases", ref, len(items)), "see '"+prog+" list'")
-		}
-		return items[n-1].Case, nil
-	}
-	return st.run.Find(ref)
-}
-
 // openCase opens the run and its feedback and finds the case named by
 // "[run] <case>" arguments.
 func openCase(s *Streams, args []string, out string) (*runState, *run.Case, error) {
@@ -152,6 +139,6 @@ func openCase(s *Streams, args []string, out string) (*runState, *run.Case, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	cs, err := st.find(ref)
+	cs, err := st.run.Find(ref)
 	return st, cs, err
 }

@@ -16,7 +16,8 @@ func setCommand(s *Streams) *cli.Command {
 		Name:      "set",
 		Usage:     "record one judgment without prompting (scripts, agents)",
 		ArgsUsage: "[run] <case>",
-		Description: "<case> is a test id, test_id@target when several targets ran it, or #N. --signal and --override\n" +
+		Description: "<case> is TEST_ID, TEST_ID@TARGET, SUITE::TEST_ID[@TARGET][#VARIANT] or #N (the first column of list).\n" +
+			"--signal and --override\n" +
 			"may be repeated; an override is TYPE:NAME=TEXT for one of the case's graders.",
 		Flags: append(scriptedFlags(),
 			&cli.StringFlag{Name: "verdict", Usage: "`VERDICT`: acceptable, needs_improvement, incorrect or flaky"},

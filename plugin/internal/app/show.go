@@ -14,7 +14,8 @@ func showCommand(s *Streams) *cli.Command {
 		Name:      "show",
 		Usage:     "one case's full evidence: answer, graders with reasons and checks, samples, error, input",
 		ArgsUsage: "[run] <case>",
-		Description: "<case> is a test id, test_id@target when several targets ran it, or #N for the N-th case of 'agentv review list'.\n" +
+		Description: "<case> is TEST_ID, TEST_ID@TARGET or SUITE::TEST_ID[@TARGET][#VARIANT] (list prints the shortest that works),\n" +
+			"or #N, the case's position in the run: the first column of 'agentv review list', filtered or not.\n" +
 			"Run text is sanitised: escape sequences are shown, never executed.",
 		Flags:  []cli.Flag{jsonFlag, outFlag},
 		Action: act(s, showAction, 1, 2, "[run] <case>"),

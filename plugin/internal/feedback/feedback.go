@@ -90,6 +90,7 @@ type Case struct {
 	Target        string         `json:"target,omitempty"`
 	Variant       string         `json:"variant,omitempty"`
 	Suite         string         `json:"suite,omitempty"`
+	EvalPath      string         `json:"eval_path,omitempty"` // only when suite, test_id, target and variant do not single the case out
 	Signals       []string       `json:"signals,omitempty"`
 	ReviewedAt    string         `json:"reviewed_at,omitempty"`
 	Reviewer      string         `json:"reviewer,omitempty"`

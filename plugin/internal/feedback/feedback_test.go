@@ -2,11 +2,15 @@ package feedback
 
 import (
 	"encoding/json"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"agentv-review/plugin/internal/caseid"
 )
 
 var benchTime = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
@@ -98,75 +102,85 @@ func TestEncodeRefusesInvalid(t *testing.T) {
 	}
 }
 
-func TestUpsert(t *testing.T) {
+// ids is a caseid.Cases over a slice, standing in for a run.
+type ids []caseid.ID
+
+func (l ids) Len() int           { return len(l) }
+func (l ids) ID(i int) caseid.ID { return l[i] }
+func (l ids) WithTestID(t string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i, id := range l {
+			if id.TestID == t && !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func verdicts(f *File) string {
+	var got []string
+	for _, c := range f.PerCase {
+		got = append(got, caseid.Full(c.ID())+"="+c.Verdict)
+	}
+	return strings.Join(got, " ")
+}
+
+// TestIndexSuites: test a exists in suites s1 and s2; judging a in s2 must
+// not replace a in s1's entry, and the file counts two reviewed cases.
+func TestIndexSuites(t *testing.T) {
+	run := ids{{Suite: "s1", TestID: "a"}, {Suite: "s2", TestID: "a"}}
 	f := &File{}
-	Upsert(f, Case{TestID: "a", Verdict: Flaky})
-	Upsert(f, Case{TestID: "a", Target: "gpt", Verdict: Acceptable})
-	Upsert(f, Case{TestID: "a", Target: "gpt", Verdict: Incorrect}) // replaces the second
-	Upsert(f, Case{TestID: "a", Target: "gpt", Variant: "v2", Verdict: NeedsImprovement})
-	var got []string
-	for _, c := range f.PerCase {
-		got = append(got, c.TestID+"/"+c.Target+"/"+c.Variant+"="+c.Verdict)
+	ix := Bind(f, run)
+	ix.Put(0, Case{Verdict: Acceptable})
+	ix.Put(1, Case{Verdict: Incorrect})
+	ix.Put(1, Case{Verdict: Flaky}) // replaces s2's only
+	if got, want := verdicts(f), "s1::a=acceptable s2::a=flaky"; got != want {
+		t.Errorf("PerCase = %s, want %s", got, want)
 	}
-	want := "a//=flaky a/gpt/=incorrect a/gpt/v2=needs_improvement"
-	if strings.Join(got, " ") != want {
-		t.Errorf("PerCase = %v, want %s", got, want)
-	}
-}
-
-func TestNilIndex(t *testing.T) {
-	if c := NewIndex(nil).Lookup("a", "", ""); c != nil {
-		t.Errorf("lookup in no file found %+v", c)
+	again := Bind(f, run)
+	if again.Reviewed() != 2 || again.Entry(0).Verdict != Acceptable || again.Entry(1).Verdict != Flaky {
+		t.Errorf("rebound: %d reviewed, entries %+v %+v", again.Reviewed(), again.Entry(0), again.Entry(1))
 	}
 }
 
-func TestAdopt(t *testing.T) {
-	f := &File{PerCase: []Case{{TestID: "a", Verdict: Flaky}, {TestID: "b", Verdict: Flaky}}}
-	Adopt(f, Case{TestID: "a", Target: "gpt", Verdict: Acceptable}) // replaces the test-id-only entry
-	Adopt(f, Case{TestID: "a", Target: "gpt", Verdict: Incorrect})  // exact match now
-	Adopt(f, Case{TestID: "c", Target: "gpt", Verdict: Acceptable}) // appended
-	var got []string
-	for _, c := range f.PerCase {
-		got = append(got, c.TestID+"/"+c.Target+"="+c.Verdict)
+// TestIndexOldFiles: entries of AgentV's documented shape (test_id only)
+// and of older files (test_id + target) match when that is unambiguous,
+// are replaced by a new judgment of their case, and never count twice.
+func TestIndexOldFiles(t *testing.T) {
+	run := ids{
+		{Suite: "core", TestID: "a", Target: "gpt"},
+		{Suite: "core", TestID: "b", Target: "gpt"},
+		{Suite: "core", TestID: "b", Target: "claude"},
+		{Suite: "core", TestID: "c", Target: "gpt"},
 	}
-	if want := "a/gpt=incorrect b/=flaky c/gpt=acceptable"; strings.Join(got, " ") != want {
-		t.Errorf("PerCase = %v, want %s", got, want)
-	}
-}
-
-func TestLookup(t *testing.T) {
 	f := &File{PerCase: []Case{
-		{TestID: "a", Verdict: Flaky},                                          // any target
-		{TestID: "a", Target: "gpt", Verdict: Incorrect},                       // exact for gpt
-		{TestID: "b", Target: "gpt", Variant: "v1", Verdict: Acceptable},       // exact only
-		{TestID: "c", Target: "claude", Verdict: NeedsImprovement, Notes: "1"}, // any variant of claude
+		{TestID: "a", Verdict: Flaky},                                   // unique test id: case 0
+		{TestID: "b", Verdict: Flaky},                                   // b has two targets: ambiguous
+		{TestID: "b", Target: "claude", Verdict: Flaky},                 // case 2
+		{TestID: "zz", Verdict: Flaky},                                  // not in the run
+		{TestID: "c", Target: "gpt", Verdict: Flaky},                    // case 3 ...
+		{TestID: "c", Suite: "core", Target: "gpt", Verdict: Incorrect}, // ... named more exactly: wins
 	}}
-	tests := []struct {
-		testID, target, variant string
-		want                    string // verdict, "" for none
-	}{
-		{"a", "gpt", "", Incorrect},
-		{"a", "claude", "", Flaky},
-		{"a", "gpt", "v9", Flaky}, // the gpt entry has no variant, but the exact match needs one; first loose entry wins
-		{"b", "gpt", "v1", Acceptable},
-		{"b", "gpt", "v2", ""},
-		{"b", "", "", ""},
-		{"c", "claude", "v3", NeedsImprovement},
-		{"c", "gpt", "", ""},
-		{"zzz", "", "", ""},
+	ix := Bind(f, run)
+	if ix.Entry(0) != &f.PerCase[0] || ix.Entry(1) != nil || ix.Entry(2) != &f.PerCase[2] || ix.Entry(3) != &f.PerCase[5] {
+		t.Errorf("bound entries: %v %v %v %v", ix.Entry(0), ix.Entry(1), ix.Entry(2), ix.Entry(3))
 	}
-	ix := NewIndex(f)
-	for _, tt := range tests {
-		if a, b := Lookup(f, tt.testID, tt.target, tt.variant), ix.Lookup(tt.testID, tt.target, tt.variant); a != b {
-			t.Errorf("%+v: Index.Lookup = %v, Lookup = %v", tt, b, a)
-		}
-		got := ""
-		if c := Lookup(f, tt.testID, tt.target, tt.variant); c != nil {
-			got = c.Verdict
-		}
-		if got != tt.want {
-			t.Errorf("Lookup(%q, %q, %q) = %q, want %q", tt.testID, tt.target, tt.variant, got, tt.want)
-		}
+	if !slices.Equal(ix.Ambiguous, []int{1}) || !slices.Equal(ix.Unmatched, []int{3}) || !slices.Equal(ix.Shadowed, []int{4}) {
+		t.Errorf("ambiguous %v unmatched %v shadowed %v", ix.Ambiguous, ix.Unmatched, ix.Shadowed)
+	}
+	if ix.Reviewed() != 3 {
+		t.Errorf("Reviewed = %d, want 3", ix.Reviewed())
+	}
+	ix.Put(0, Case{Verdict: Acceptable}) // replaces the test-id-only entry in place, now named exactly
+	if got := caseid.Full(f.PerCase[0].ID()) + "=" + f.PerCase[0].Verdict; got != "core::a@gpt=acceptable" || len(f.PerCase) != 6 {
+		t.Errorf("after Put: %s (%d entries)", got, len(f.PerCase))
+	}
+	ix.Put(1, Case{Verdict: Acceptable}) // b@gpt had none: appended, the ambiguous entry stays
+	if len(f.PerCase) != 7 || ix.Entry(1) != &f.PerCase[6] {
+		t.Errorf("after Put(1): %s", verdicts(f))
+	}
+	if got := Bind(nil, run); got.Reviewed() != 0 || got.Entry(0) != nil {
+		t.Errorf("Bind(nil) has entries")
 	}
 }
 

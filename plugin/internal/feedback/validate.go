@@ -12,6 +12,8 @@ import (
 
 	"github.com/xeipuuv/gojsonschema"
 
+	"agentv-review/plugin/internal/caseid"
+
 	"agentv-review/schema"
 )
 
@@ -69,7 +71,7 @@ func compiledSchema() (*gojsonschema.Schema, error) {
 }
 
 // Validate checks data against the feedback schema and for duplicate
-// per_case entries (same test_id, target and variant). It returns every
+// per_case entries (same suite, test_id, target and variant). It returns every
 // problem, sorted by path; none means valid. The error is non-nil only
 // when data is not JSON (a *SyntaxError) or the embedded schema is broken.
 func Validate(data []byte) ([]Problem, error) {
@@ -128,38 +130,33 @@ func joinPath(parent, child string) string {
 	return parent + "." + child
 }
 
-// duplicates reports per_case entries whose (test_id, target, variant)
-// repeats an earlier entry. Fields of the wrong type decode as empty
+// duplicates reports per_case entries whose identity (suite, test_id,
+// target, variant, eval_path) repeats an earlier entry. Fields of the wrong type decode as empty
 // (encoding/json skips them and goes on); entries without a test_id are
 // left to the schema.
 func duplicates(data []byte) []Problem {
 	var doc struct {
-		PerCase []struct {
-			TestID  string `json:"test_id"`
-			Target  string `json:"target"`
-			Variant string `json:"variant"`
-		} `json:"per_case"`
+		PerCase []caseid.ID `json:"per_case"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
 			return nil
 		}
 	}
-	first := make(map[caseKey]int, len(doc.PerCase))
+	first := make(map[caseid.ID]int, len(doc.PerCase))
 	var problems []Problem
 	for i, c := range doc.PerCase {
 		if c.TestID == "" {
 			continue
 		}
-		k := caseKey{c.TestID, c.Target, c.Variant}
-		if j, seen := first[k]; seen {
+		if j, seen := first[c]; seen {
 			problems = append(problems, Problem{
 				Path: "per_case." + strconv.Itoa(i),
-				Msg:  fmt.Sprintf("duplicate of per_case.%d (same test_id, target and variant)", j),
+				Msg:  fmt.Sprintf("duplicate of per_case.%d (same suite, test_id, target and variant)", j),
 			})
 			continue
 		}
-		first[k] = i
+		first[c] = i
 	}
 	return problems
 }

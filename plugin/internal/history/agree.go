@@ -3,6 +3,7 @@ package history
 import (
 	"slices"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
 )
 
@@ -10,7 +11,8 @@ import (
 var Verdicts = []string{feedback.Acceptable, feedback.NeedsImprovement, feedback.Incorrect, feedback.Flaky}
 
 // Agreement compares two reviewers' judgments of one run. Entries are
-// matched by (test_id, target, variant) exactly.
+// matched by the identity they record (suite, test_id, target, variant,
+// eval_path) exactly.
 type Agreement struct {
 	Both     int      `json:"both"`   // cases both judged
 	Agreed   int      `json:"agreed"` // of those, with the same verdict
@@ -24,12 +26,9 @@ type Agreement struct {
 	OnlyB     []CaseKey  `json:"only_b"`
 }
 
-// CaseKey names a judged case.
-type CaseKey struct {
-	TestID  string `json:"test_id"`
-	Target  string `json:"target,omitempty"`
-	Variant string `json:"variant,omitempty"`
-}
+// CaseKey names a judged case: the identity its entries record, matched
+// exactly (two files without a run to bind them to have nothing else).
+type CaseKey = caseid.ID
 
 // Conflict is a case the reviewers judged differently.
 type Conflict struct {
@@ -93,6 +92,4 @@ func Agree(a, b *feedback.File) Agreement {
 	return ag
 }
 
-func keyOfCase(c feedback.Case) CaseKey {
-	return CaseKey{TestID: c.TestID, Target: c.Target, Variant: c.Variant}
-}
+func keyOfCase(c feedback.Case) CaseKey { return c.ID() }

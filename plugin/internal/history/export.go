@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 )
@@ -82,13 +83,11 @@ func Rows(runs []Run) []Row {
 	return rows
 }
 
-// lookupCase is the first case of r an entry applies to (an entry without
-// target or variant applies to every target or variant).
+// lookupCase is the case of r an entry judges, nil when none (or when an
+// older entry could be any of several).
 func lookupCase(r Run, j feedback.Case) *run.Case {
-	for _, c := range r.Run.Cases {
-		if c.TestID == j.TestID && (j.Target == "" || c.Target == j.Target) && (j.Variant == "" || c.Variant == j.Variant) {
-			return c
-		}
+	if i, _ := caseid.Match(r.Run.CaseIDs(), j.ID()); i >= 0 {
+		return r.Run.Cases[i]
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"slices"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 )
@@ -35,14 +36,17 @@ type Report struct {
 }
 
 // RunRate is one run's automated pass rate beside the human-adjusted one.
-// Human-adjusted: a reviewed case passes when its verdict is acceptable
-// (needs_improvement, incorrect and flaky do not); an unreviewed case keeps
-// its automated outcome.
+// Human-adjusted: a case a human reviewed passes when its verdict is
+// acceptable (needs_improvement, incorrect and flaky do not); every other
+// case keeps its automated outcome. An agent's proposal is not a review:
+// it is counted apart (Proposed) and changes no rate until a human
+// confirms it.
 type RunRate struct {
 	RunID           string  `json:"run_id"`
 	RunDir          string  `json:"run_dir"`
 	Cases           int     `json:"cases"`
-	Reviewed        int     `json:"reviewed"`
+	Reviewed        int     `json:"reviewed"` // cases with a human verdict
+	Proposed        int     `json:"proposed"` // cases with only an agent's proposal
 	AutomatedPassed int     `json:"automated_passed"`
 	AutomatedRate   float64 `json:"automated_pass_rate"`
 	HumanPassed     int     `json:"human_passed"`
@@ -63,6 +67,7 @@ type GraderCount struct {
 
 // Trail is one case's verdicts across runs, oldest first.
 type Trail struct {
+	Suite   string `json:"suite,omitempty"`
 	TestID  string `json:"test_id"`
 	Target  string `json:"target,omitempty"`
 	Variant string `json:"variant,omitempty"`
@@ -103,7 +108,10 @@ var graderSignals = map[string]func(*GraderCount) *int{
 	"grader_miscalibration": func(g *GraderCount) *int { return &g.Miscalibration },
 }
 
-type key struct{ testID, target, variant string }
+// key is a case's identity across runs.
+type key = caseid.ID
+
+func keyOf(c *run.Case) key { return c.ID().AcrossRuns() }
 
 // Build computes the history of runs, given oldest first.
 func Build(runs []Run) Report {
@@ -114,7 +122,7 @@ func Build(runs []Run) Report {
 		if !ok {
 			i = len(rep.Cases)
 			trails[k] = i
-			rep.Cases = append(rep.Cases, Trail{TestID: k.testID, Target: k.target, Variant: k.variant})
+			rep.Cases = append(rep.Cases, Trail{Suite: k.Suite, TestID: k.TestID, Target: k.Target, Variant: k.Variant})
 		}
 		return &rep.Cases[i]
 	}
@@ -122,7 +130,7 @@ func Build(runs []Run) Report {
 	for _, r := range runs {
 		rate := RunRate{RunID: r.Run.ID, RunDir: r.Run.Dir, Cases: len(r.Run.Cases)}
 		for _, c := range r.Run.Cases {
-			trail(key{c.TestID, c.Target, c.Variant}) // cases keep their order
+			trail(keyOf(c)) // cases keep their order
 		}
 		// A run's legacy notes were written before its review: they come first.
 		for _, n := range r.Notes {
@@ -133,15 +141,20 @@ func Build(runs []Run) Report {
 			}
 			t.Steps = append(t.Steps, st)
 		}
-		index := feedback.NewIndex(r.Feedback)
-		for _, c := range r.Run.Cases {
-			j := index.Lookup(c.TestID, c.Target, c.Variant)
+		index := feedback.Bind(r.Feedback, r.Run.CaseIDs())
+		for i, c := range r.Run.Cases {
+			j := index.Entry(i)
 			st := Step{RunID: r.Run.ID, Outcome: string(c.Outcome), Score: c.Score, Verdict: Unreviewed}
 			passed := c.Outcome == run.Passed
 			if passed {
 				rate.AutomatedPassed++
 			}
-			if j != nil {
+			switch {
+			case j != nil && j.ReviewerKind == feedback.Agent:
+				rate.Proposed++
+				st.Verdict, st.Reviewer, st.ReviewerKind, st.Notes = j.Verdict, j.Reviewer, j.ReviewerKind, j.Notes
+				st.fingerprint = j.Fingerprint
+			case j != nil:
 				rate.Reviewed++
 				passed = j.Verdict == feedback.Acceptable
 				st.Verdict, st.Reviewer, st.ReviewerKind, st.Notes = j.Verdict, j.Reviewer, j.ReviewerKind, j.Notes
@@ -155,7 +168,7 @@ func Build(runs []Run) Report {
 			if passed {
 				rate.HumanPassed++
 			}
-			t := trail(key{c.TestID, c.Target, c.Variant})
+			t := trail(keyOf(c))
 			st.Output = compare(t.Steps, st.fingerprint)
 			t.Steps = append(t.Steps, st)
 		}
@@ -235,23 +248,18 @@ func compare(steps []Step, fp string) string {
 // test id when there is exactly one, else the test id alone.
 func noteKey(r *run.Run, testID string) key {
 	if c := caseOf(r, testID); c != nil {
-		return key{c.TestID, c.Target, c.Variant}
+		return keyOf(c)
 	}
-	return key{testID: testID}
+	return key{TestID: testID}
 }
 
-// caseOf returns the only case of r with testID, nil when none or several.
+// caseOf returns the case of r a legacy note (test id only) belongs to,
+// nil when none or several could be meant.
 func caseOf(r *run.Run, testID string) *run.Case {
-	var found *run.Case
-	for _, c := range r.Cases {
-		if c.TestID == testID {
-			if found != nil {
-				return nil
-			}
-			found = c
-		}
+	if i, _ := caseid.Match(r.CaseIDs(), caseid.ID{TestID: testID}); i >= 0 {
+		return r.Cases[i]
 	}
-	return found
+	return nil
 }
 
 func ratio(n, d int) float64 {

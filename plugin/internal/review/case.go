@@ -20,11 +20,6 @@ type PriorVerdict struct {
 	Case  feedback.Case
 }
 
-// Key is how prior verdicts are matched to cases: test id, target, variant.
-func Key(testID, target, variant string) string {
-	return testID + "\x00" + target + "\x00" + variant
-}
-
 // graderSignals are the signals that point at a grader.
 var graderSignals = []string{"false_positive", "false_negative", "grader_miscalibration"}
 
@@ -36,10 +31,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	entry := feedback.Case{
-		TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite,
-		Automated: Snapshot(c),
-	}
+	entry := feedback.Case{Automated: Snapshot(c)}
 	if entry.Fingerprint, err = Fingerprint(d, entry.Automated.Graders); err != nil {
 		return false, err
 	}
@@ -69,7 +61,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 			s.say("          %s\n", termtext.SanitizeLine(prior.Case.Notes))
 		}
 	}
-	if j := s.existing.Lookup(c.TestID, c.Target, c.Variant); j != nil {
+	if j := s.existing.Entry(int(c.Index)); j != nil {
 		who := termtext.SanitizeLine(j.Reviewer)
 		if j.ReviewerKind == feedback.Agent {
 			who += " (agent: confirm or correct it)"
@@ -93,7 +85,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 			entry.Verdict, entry.Notes, entry.Signals = p.Verdict, p.Notes, p.Signals
 			entry.EvaluatorOverrides, entry.WorkspaceNotes, entry.FlakyEvidence = p.EvaluatorOverrides, p.WorkspaceNotes, p.FlakyEvidence
 			entry.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: p.ReviewedAt, Reviewer: p.Reviewer}
-			return false, s.record(entry)
+			return false, s.record(c, entry)
 		}
 	}
 	entry.Stale = hasPrior && !same
@@ -119,13 +111,13 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && ev != (feedback.FlakyEvidence{}) {
 		entry.FlakyEvidence = &ev
 	}
-	return false, s.record(entry)
+	return false, s.record(c, entry)
 }
 
 // earlier is the judgment to pre-fill: from the feedback being amended,
 // else from an earlier run.
 func (s *session) earlier(c *run.Case) *feedback.Case {
-	if j := s.existing.Lookup(c.TestID, c.Target, c.Variant); j != nil {
+	if j := s.existing.Entry(int(c.Index)); j != nil {
 		return j
 	}
 	if p, ok := s.prior(c); ok {
@@ -134,21 +126,16 @@ func (s *session) earlier(c *run.Case) *feedback.Case {
 	return nil
 }
 
-// prior finds an earlier run's judgment of c: for its exact target and
-// variant, else one recorded without them (AgentV's documented files carry
-// test_id only).
+// prior finds an earlier run's judgment of c.
 func (s *session) prior(c *run.Case) (PriorVerdict, bool) {
-	if p, ok := s.Prior[Key(c.TestID, c.Target, c.Variant)]; ok {
-		return p, true
-	}
-	p, ok := s.Prior[Key(c.TestID, "", "")]
+	p, ok := s.Prior[int(c.Index)]
 	return p, ok
 }
 
-// record stamps the judgment as this reviewer's, now, and saves it.
-func (s *session) record(entry feedback.Case) error {
+// record stamps the judgment of c as this reviewer's, now, and saves it.
+func (s *session) record(c *run.Case, entry feedback.Case) error {
 	entry.ReviewedAt, entry.Reviewer, entry.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
-	feedback.Upsert(s.work, entry)
+	s.workIx.Put(int(c.Index), entry)
 	s.res.Answered++
 	return s.saveDraft()
 }

@@ -41,10 +41,10 @@ type Asker interface {
 type Config struct {
 	Run      *run.Run
 	Paths    feedback.Paths
-	Existing *feedback.File          // the current feedback.json, nil when none
-	Legacy   []feedback.LegacyNote   // notes of an older-shaped feedback.json
-	Draft    *feedback.File          // the draft of an unfinished session, nil when none
-	Prior    map[string]PriorVerdict // earlier runs' judgments by case key (carry-forward); may be nil
+	Existing *feedback.File        // the current feedback.json, nil when none
+	Legacy   []feedback.LegacyNote // notes of an older-shaped feedback.json
+	Draft    *feedback.File        // the draft of an unfinished session, nil when none
+	Prior    map[int]PriorVerdict  // earlier runs' judgments by case index (carry-forward); may be nil
 	// RunsPattern gives a case's outcomes across earlier runs and this one,
 	// oldest first ("P P F"); nil when there are no earlier runs.
 	RunsPattern func(c *run.Case) string
@@ -76,8 +76,9 @@ type Result struct {
 type session struct {
 	Config
 	ask      Asker
-	existing *feedback.Index // finds the entries of Existing
+	existing *feedback.Index // the entries of Existing, by case
 	work     *feedback.File  // answers of this session: what the draft holds
+	workIx   *feedback.Index // the entries of work, by case
 	items    []triage.Item
 	res      Result
 }
@@ -88,7 +89,7 @@ func Run(cfg Config, ask Asker) (Result, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &session{Config: cfg, ask: ask, existing: feedback.NewIndex(cfg.Existing)}
+	s := &session{Config: cfg, ask: ask, existing: feedback.Bind(cfg.Existing, cfg.Run.CaseIDs())}
 	err := s.run()
 	if errors.Is(err, clierr.ErrInterrupted) {
 		s.say("\ninterrupted: %d answer(s) kept in %s\nresume with: agentv review %s\n",
@@ -115,7 +116,7 @@ func (s *session) run() error {
 		return err
 	}
 	for i, it := range s.items {
-		if feedback.Lookup(s.work, it.Case.TestID, it.Case.Target, it.Case.Variant) != nil {
+		if s.workIx.Entry(int(it.Case.Index)) != nil {
 			continue // answered before a resume
 		}
 		done, err := s.reviewCase(it, i)
@@ -147,7 +148,8 @@ func (s *session) start() error {
 					s.Filter = f
 				}
 			}
-			s.res.Answered = len(s.work.PerCase)
+			s.workIx = feedback.Bind(s.work, s.Run.CaseIDs())
+			s.res.Answered = s.workIx.Reviewed()
 			return nil
 		}
 		if err := feedback.DiscardDraft(s.Paths); err != nil {
@@ -161,6 +163,7 @@ func (s *session) start() error {
 	if s.Existing != nil {
 		s.work.OverallNotes = s.Existing.OverallNotes
 	}
+	s.workIx = feedback.Bind(s.work, s.Run.CaseIDs())
 	return nil
 }
 
@@ -243,8 +246,8 @@ func (s *session) finish() error {
 	if err := s.saveDraft(); err != nil {
 		return err
 	}
-	final := s.merged()
-	s.summary(final)
+	commit := s.commit()
+	s.summary(commit.Merged())
 	q = s.Catalog.Q("confirm_write")
 	ok, err := s.ask.Confirm(q.Message, true, q.Help)
 	if err != nil {
@@ -255,13 +258,7 @@ func (s *session) finish() error {
 		s.say("Not written. Your answers stay in %s; run agentv review %s to finish.\n", s.Paths.Draft, s.Run.Dir)
 		return nil
 	}
-	if _, err := os.Lstat(s.Paths.Feedback); err == nil {
-		if s.res.Archived, err = feedback.Archive(s.Paths); err != nil {
-			return err
-		}
-		final.Previous = s.res.Archived
-	}
-	if err := feedback.Write(s.Paths.Feedback, final); err != nil {
+	if _, s.res.Archived, err = commit.Write(); err != nil {
 		return err
 	}
 	s.res.Written = s.Paths.Feedback
@@ -280,40 +277,25 @@ func (s *session) finish() error {
 	return nil
 }
 
-// merged is the file to write: the earlier feedback with this session's
-// answers replacing the entries of the same cases, new ones appended.
-func (s *session) merged() *feedback.File {
-	final := *s.work
-	final.PerCase = nil
-	if s.Existing != nil {
-		final.PerCase = slices.Clone(s.Existing.PerCase)
-		final.Extra = s.Existing.Extra
+// commit is the write of this session: its answers over the feedback being
+// amended, with the session's reviewer, scope and overall notes.
+func (s *session) commit() feedback.Commit {
+	c := feedback.Commit{
+		Paths: s.Paths, Cases: s.Run.CaseIDs(), RunID: s.Run.ID, Base: s.Existing,
+		Skipped: s.res.Skipped, Tool: s.Tool, Now: s.Now(),
+		Top: func(f *feedback.File) {
+			f.Reviewer, f.ReviewerKind, f.Scope, f.OverallNotes = s.work.Reviewer, s.work.ReviewerKind, s.work.Scope, s.work.OverallNotes
+			if s.work.Extra != nil && f.Extra == nil {
+				f.Extra = s.work.Extra
+			}
+		},
 	}
-	for _, c := range s.work.PerCase {
-		Merge(&final, s.Run, c)
-	}
-	final.Timestamp = feedback.FormatTime(s.Now())
-	counts := map[string]int{}
-	for _, c := range final.PerCase {
-		counts[c.Verdict]++
-	}
-	final.Summary = &feedback.Summary{Cases: len(s.Run.Cases), Reviewed: len(final.PerCase), Skipped: s.res.Skipped, Verdicts: counts}
-	return &final
-}
-
-// Merge records entry in f: it replaces the entry of the same case, or an
-// entry naming only its test id when that test id is unique in r (AgentV's
-// documented shape), or is appended.
-func Merge(f *feedback.File, r *run.Run, entry feedback.Case) {
-	if _, err := r.Find(entry.TestID); err == nil {
-		feedback.Adopt(f, entry)
-	} else {
-		feedback.Upsert(f, entry)
-	}
+	c.Entries = s.workIx.Bound()
+	return c
 }
 
 func (s *session) summary(f *feedback.File) {
-	s.say("\nSummary: %d of %d cases judged", len(f.PerCase), len(s.Run.Cases))
+	s.say("\nSummary: %d of %d cases judged", f.Summary.Reviewed, len(s.Run.Cases))
 	var parts []string
 	for _, v := range s.Catalog.Verdicts {
 		if n := f.Summary.Verdicts[v.ID]; n > 0 {

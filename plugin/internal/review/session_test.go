@@ -255,12 +255,12 @@ func TestAmendPrefillsAndArchives(t *testing.T) {
 	if err := json.Unmarshal(written(t, res.Written), &f); err != nil {
 		t.Fatal(err)
 	}
-	fixed := feedback.Lookup(&f, "it-fixed", "canned", "")
+	fixed := entryOf(t, &f, cfg.Run, "it-fixed")
 	gotDefaultNotes = fixed.Notes
 	if fixed.Verdict != feedback.Flaky || gotDefaultNotes != "old note" || len(fixed.Signals) != 1 {
 		t.Errorf("pre-filled answers not kept: %+v", fixed)
 	}
-	if kept := feedback.Lookup(&f, "it-stable-pass", "canned", ""); kept == nil || kept.Verdict != feedback.NeedsImprovement {
+	if kept := entryOf(t, &f, cfg.Run, "it-stable-pass"); kept == nil || kept.Verdict != feedback.NeedsImprovement {
 		t.Errorf("entry not judged again must be kept: %+v", kept)
 	}
 	if res.Archived == "" || f.Previous != res.Archived {
@@ -337,9 +337,10 @@ func TestCarryForward(t *testing.T) {
 		}
 		fp[c.TestID], _ = Fingerprint(d, Snapshot(c).Graders)
 	}
-	cfg.Prior = map[string]PriorVerdict{
-		Key("it-stable-fail", "canned", ""): {RunID: "iterations-0", Case: feedback.Case{TestID: "it-stable-fail", Verdict: feedback.Incorrect, Fingerprint: fp["it-stable-fail"], Reviewer: "bo", ReviewedAt: "2026-11-29T09:00:00.000Z"}},
-		Key("it-stable-pass", "", ""):       {RunID: "iterations-0", Case: feedback.Case{TestID: "it-stable-pass", Verdict: feedback.NeedsImprovement, Fingerprint: "sha256:" + strings.Repeat("0", 64)}},
+	at := func(ref string) int { return int(find(t, cfg.Run, ref).Index) }
+	cfg.Prior = map[int]PriorVerdict{
+		at("it-stable-fail"): {RunID: "iterations-0", Case: feedback.Case{TestID: "it-stable-fail", Verdict: feedback.Incorrect, Fingerprint: fp["it-stable-fail"], Reviewer: "bo", ReviewedAt: "2026-11-29T09:00:00.000Z"}},
+		at("it-stable-pass"): {RunID: "iterations-0", Case: feedback.Case{TestID: "it-stable-pass", Verdict: feedback.NeedsImprovement, Fingerprint: "sha256:" + strings.Repeat("0", 64)}},
 	}
 	p := pt.New(t, steps(
 		[]pt.Step{pt.ConfirmStep("Keep that verdict", true)},
@@ -351,11 +352,11 @@ func TestCarryForward(t *testing.T) {
 	}
 	var f feedback.File
 	json.Unmarshal(written(t, res.Written), &f)
-	fail := feedback.Lookup(&f, "it-stable-fail", "canned", "")
+	fail := entryOf(t, &f, cfg.Run, "it-stable-fail")
 	if fail.Verdict != feedback.Incorrect || fail.CarriedFrom == nil || fail.CarriedFrom.RunID != "iterations-0" || fail.Reviewer != "ana" {
 		t.Errorf("carried entry %+v", fail)
 	}
-	pass := feedback.Lookup(&f, "it-stable-pass", "canned", "")
+	pass := entryOf(t, &f, cfg.Run, "it-stable-pass")
 	if !pass.Stale || pass.CarriedFrom != nil || pass.Verdict != feedback.NeedsImprovement {
 		t.Errorf("changed output: want stale, earlier verdict as the default, not carried: %+v", pass)
 	}
@@ -491,4 +492,19 @@ func TestHostileRunDirName(t *testing.T) {
 	if !strings.Contains(out, "evil␛]0;pwned␇␛[2Jrun") {
 		t.Errorf("the folder name should be shown, made visible:\n%s", out)
 	}
+}
+
+func find(t *testing.T, r *run.Run, ref string) *run.Case {
+	t.Helper()
+	c, err := r.Find(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// entryOf is the entry of f that judges the case ref names, nil when none.
+func entryOf(t *testing.T, f *feedback.File, r *run.Run, ref string) *feedback.Case {
+	t.Helper()
+	return feedback.Bind(f, r.CaseIDs()).Entry(int(find(t, r, ref).Index))
 }

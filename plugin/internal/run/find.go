@@ -1,101 +1,77 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"iter"
-	"slices"
-	"strconv"
-	"strings"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 )
 
-const refHint = "name a case as test_id, test_id@target, test_id@target#variant or #N (its 1-based position)"
+// ID is the case's identity (see package caseid).
+func (c *Case) ID() caseid.ID {
+	return caseid.ID{EvalPath: c.EvalPath, Suite: c.Suite, TestID: c.TestID, Target: c.Target, Variant: c.Variant}
+}
 
-// Find resolves a case reference: "test_id", "test_id@target",
-// "test_id@target#variant" or "#N" (1-based position in r.Cases). A
-// test_id shared by several targets is a usage error listing their refs.
+// CaseIDs is the run's cases as a caseid.Cases, for resolving references
+// and matching feedback entries.
+func (r *Run) CaseIDs() caseid.Cases {
+	if len(r.nextID) != len(r.Cases) {
+		r.indexIDs()
+	}
+	return caseIDs{r}
+}
+
+// indexIDs builds the test_id index of r.Cases: byID holds the index of
+// the first case with an id, nextID[i] that of the next one after case i
+// (-1 at the end), two int32 per case instead of a slice per id.
+func (r *Run) indexIDs() {
+	r.byID = make(map[string]int32, len(r.Cases))
+	r.nextID = make([]int32, len(r.Cases))
+	for i := len(r.Cases) - 1; i >= 0; i-- {
+		id := r.Cases[i].TestID
+		next, ok := r.byID[id]
+		if !ok {
+			next = -1
+		}
+		r.nextID[i], r.byID[id] = next, int32(i)
+	}
+}
+
+type caseIDs struct{ r *Run }
+
+func (c caseIDs) Len() int           { return len(c.r.Cases) }
+func (c caseIDs) ID(i int) caseid.ID { return c.r.Cases[i].ID() }
+
+// WithTestID yields the indexes of the cases with that test id, in run order.
+func (c caseIDs) WithTestID(id string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		i, ok := c.r.byID[id]
+		for ok && i >= 0 && yield(int(i)) {
+			i = c.r.nextID[i]
+		}
+	}
+}
+
+// Find resolves a case reference (see package caseid for the syntax; #N is
+// the case's position in the run). Errors are usage errors with a hint.
 func (r *Run) Find(ref string) (*Case, error) {
-	if n, ok := strings.CutPrefix(ref, "#"); ok {
-		i, err := strconv.Atoi(n)
-		if err != nil || i < 1 || i > len(r.Cases) {
-			return nil, clierr.Usage(fmt.Sprintf("no case %s in run %s (it has %d)", ref, r.ID, len(r.Cases)), refHint)
-		}
-		return r.Cases[i-1], nil
+	i, err := caseid.Resolve(r.CaseIDs(), ref)
+	if err == nil {
+		return r.Cases[i], nil
 	}
-	matches := slices.Collect(r.withID(ref)) // a test id may itself contain @ or #
-	if len(matches) == 0 {
-		matches = r.match(ref)
+	if amb, ok := errors.AsType[*caseid.AmbiguousError](err); ok {
+		return nil, clierr.Usage(amb.Error(), "name one of them")
 	}
-	switch len(matches) {
-	case 0:
-		return nil, clierr.Usage(fmt.Sprintf("no case %q in run %s", ref, r.ID), refHint)
-	case 1:
-		return matches[0], nil
+	if errors.Is(err, caseid.ErrNoCase) {
+		return nil, clierr.Usage(fmt.Sprintf("no case %q in run %s (it has %d)", ref, r.ID, len(r.Cases)), caseid.Hint)
 	}
-	refs := make([]string, len(matches))
-	for i, c := range matches {
-		refs[i] = r.Ref(c)
-	}
-	return nil, clierr.Usage(fmt.Sprintf("%q matches %d cases: %s", ref, len(matches), strings.Join(refs, ", ")), "name one of them")
+	return nil, clierr.Usage(err.Error(), caseid.Hint)
 }
 
-// match resolves "test_id@target[#variant]".
-func (r *Run) match(ref string) []*Case {
-	rest, variant, hasVariant := cutLast(ref, "#")
-	id, target, hasTarget := cutLast(rest, "@")
-	if !hasTarget {
-		id, target = rest, ""
-	}
-	var out []*Case
-	for c := range r.withID(id) {
-		if (!hasTarget || c.Target == target) && (!hasVariant || c.Variant == variant) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// withID yields the cases with test_id id, in run order.
-func (r *Run) withID(id string) iter.Seq[*Case] {
-	return func(yield func(*Case) bool) {
-		i, ok := r.byID[id]
-		for ok && i >= 0 && yield(r.Cases[i]) {
-			i = r.nextID[i]
-		}
-	}
-}
-
-func cutLast(s, sep string) (before, after string, found bool) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):], true
-	}
-	return s, "", false
-}
-
-// Ref returns the shortest reference Find resolves to c: test_id when
-// unique, else test_id@target, then test_id@target#variant, else #N.
-func (r *Run) Ref(c *Case) string {
-	var same, sameTarget, sameVariant int
-	for o := range r.withID(c.TestID) {
-		same++
-		if o.Target == c.Target {
-			sameTarget++
-			if o.Variant == c.Variant {
-				sameVariant++
-			}
-		}
-	}
-	switch {
-	case same == 1:
-		return c.TestID
-	case sameTarget == 1:
-		return c.TestID + "@" + c.Target
-	case sameVariant == 1:
-		return c.TestID + "@" + c.Target + "#" + c.Variant
-	}
-	return "#" + strconv.Itoa(int(c.Index)+1)
-}
+// Ref returns the shortest reference Find resolves to c.
+func (r *Run) Ref(c *Case) string { return caseid.Short(r.CaseIDs(), int(c.Index)) }
 
 // Counts returns how many cases passed, failed and errored.
 func (r *Run) Counts() (passed, failed, errored int) {

@@ -220,22 +220,9 @@ func (r *Run) readSummary() (summaryWire, bool) {
 	return s, true
 }
 
-// load reads the manifest and builds the lookup index.
+// load reads the manifest.
 func (r *Run) load() error {
-	if err := r.readManifest(r.Manifest, r.rel(r.Manifest)); err != nil {
-		return err
-	}
-	r.byID = map[string]int32{}
-	r.nextID = make([]int32, len(r.Cases))
-	for i := len(r.Cases) - 1; i >= 0; i-- {
-		id := r.Cases[i].TestID
-		next, ok := r.byID[id]
-		if !ok {
-			next = -1
-		}
-		r.nextID[i], r.byID[id] = next, int32(i)
-	}
-	return nil
+	return r.readManifest(r.Manifest, r.rel(r.Manifest))
 }
 
 // rel names p relative to the run dir when inside it, else returns p.

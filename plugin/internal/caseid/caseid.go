@@ -1,0 +1,308 @@
+// Package caseid is the one definition of which case of a run something is
+// about: a verdict, a list row, a reference typed on the command line, an
+// earlier run's judgment. Every package that names or matches cases (run,
+// feedback, review, history, triage, app) goes through it.
+//
+// # Identity
+//
+// A case is identified by the fields AgentV dedupes result rows on:
+// eval_path, suite, test_id, target and variant (the last row with a key
+// wins). In AgentV 4.42.4 eval_path is the per-test task bundle, so it
+// never tells two cases of one test apart; it only matters when two source
+// evals share a suite and test id.
+//
+// # References
+//
+// A reference names a case on the command line and in output:
+//
+//	[SUITE::]TEST_ID[@TARGET][#VARIANT]     e.g. haiku, haiku@canned, core::haiku@canned#v2
+//	#N                                      the case at position N (1-based) in the run
+//
+// Inside a part, a backslash takes the next character literally, so a test
+// id holding @, #, : or \ is written with those escaped (a\@b), and one that
+// starts with - (which a command line would take for a flag) as \-id. A part
+// written with nothing after its separator means "empty" (haiku@ is the
+// haiku case that has no target). A reference that matches nothing as
+// parsed is tried once more as a literal test id, so an unescaped "a@b"
+// still finds test a@b when no test a has target b.
+//
+// #N is the case's position in the run after AgentV's dedupe (manifest
+// order of first appearance). It never depends on review order, filters or
+// verdicts: `list` prints it in its first column whatever it filters or
+// sorts, and `show`, `set` and the guided review's "jump to" accept it.
+//
+// The shortest reference of a case (Short) names the test id alone when it
+// is unique in the run, then adds the target, the suite, the variant — the
+// fewest parts that single the case out — and is #N only when even all of
+// them do not (two source evals with the same suite and test id).
+package caseid
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+)
+
+// ID is a case's identity.
+type ID struct {
+	EvalPath string `json:"eval_path,omitempty"`
+	Suite    string `json:"suite,omitempty"`
+	TestID   string `json:"test_id"`
+	Target   string `json:"target,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+}
+
+// AcrossRuns is the identity that names the same case in another run of
+// the same evals: eval_path is left out (in AgentV 4.42.4 it is a path
+// inside the run).
+func (id ID) AcrossRuns() ID {
+	id.EvalPath = ""
+	return id
+}
+
+// Cases is an indexed list of case identities, such as a run's cases.
+type Cases interface {
+	Len() int
+	// ID returns the identity of case i (0-based).
+	ID(i int) ID
+	// WithTestID yields the indexes of the cases with that test id, in order.
+	WithTestID(testID string) iter.Seq[int]
+}
+
+// Parts says which parts of an ID a reference names (the test id always).
+type Parts uint8
+
+const (
+	PartSuite Parts = 1 << iota
+	PartTarget
+	PartVariant
+)
+
+// Ref is a parsed reference.
+type Ref struct {
+	Pos     int   // > 0 for "#N"
+	ID      ID    // the parts named (EvalPath is never named)
+	Parts   Parts // which of suite, target and variant were named
+	Literal string
+}
+
+// Hint is the one-line syntax reminder for errors about references.
+const Hint = "name a case as TEST_ID, TEST_ID@TARGET, SUITE::TEST_ID[@TARGET][#VARIANT] or #N (its position, the first column of 'agentv review list'); escape @ # : \\ and a leading - with \\"
+
+// Parse parses a reference.
+func Parse(s string) (Ref, error) {
+	if n, ok := strings.CutPrefix(s, "#"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		pos, err := strconv.Atoi(n)
+		if err != nil || pos < 1 {
+			return Ref{}, fmt.Errorf("%q is not a case position (they start at #1)", s)
+		}
+		return Ref{Pos: pos, Literal: s}, nil
+	}
+	ref := Ref{Literal: s}
+	var parts [4]strings.Builder // suite, test, target, variant
+	cur := 1
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\':
+			if i+1 == len(s) {
+				return Ref{}, fmt.Errorf("%q ends with a lone \\", s)
+			}
+			i++
+			parts[cur].WriteByte(s[i])
+		case ch == ':' && cur == 1 && ref.Parts == 0 && i+1 < len(s) && s[i+1] == ':' && parts[0].Len() == 0:
+			parts[0].WriteString(parts[1].String())
+			parts[1].Reset()
+			ref.Parts |= PartSuite
+			i++
+		case ch == '@' && cur == 1:
+			cur, ref.Parts = 2, ref.Parts|PartTarget
+		case ch == '#' && cur <= 2:
+			cur, ref.Parts = 3, ref.Parts|PartVariant
+		default:
+			parts[cur].WriteByte(ch)
+		}
+	}
+	ref.ID = ID{Suite: parts[0].String(), TestID: parts[1].String(), Target: parts[2].String(), Variant: parts[3].String()}
+	if ref.ID.TestID == "" {
+		return Ref{}, fmt.Errorf("%q names no test id", s)
+	}
+	return ref, nil
+}
+
+// Format writes id as a reference naming the given parts.
+func Format(id ID, parts Parts) string {
+	var b strings.Builder
+	if parts&PartSuite != 0 {
+		escape(&b, id.Suite, true, true)
+		b.WriteString("::")
+	}
+	escape(&b, id.TestID, parts&PartSuite == 0, true)
+	if parts&PartTarget != 0 {
+		b.WriteByte('@')
+		escape(&b, id.Target, false, false)
+	}
+	if parts&PartVariant != 0 {
+		b.WriteByte('#')
+		escape(&b, id.Variant, false, false)
+	}
+	return b.String()
+}
+
+// escape writes one part of a reference: \, @ and # always escaped, a
+// leading - in the first part, and in the suite and test id a : that could
+// be read as (part of) the suite separator.
+func escape(b *strings.Builder, s string, first, colons bool) {
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\\' || ch == '@' || ch == '#',
+			ch == '-' && i == 0 && first,
+			ch == ':' && colons && (i+1 == len(s) || s[i+1] == ':'):
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+}
+
+// Full is the reference naming every part of id that is set.
+func Full(id ID) string {
+	var p Parts
+	if id.Suite != "" {
+		p |= PartSuite
+	}
+	if id.Target != "" {
+		p |= PartTarget
+	}
+	if id.Variant != "" {
+		p |= PartVariant
+	}
+	return Format(id, p)
+}
+
+// Position is the "#N" reference of case i.
+func Position(i int) string { return "#" + strconv.Itoa(i+1) }
+
+// matches reports whether id has the parts ref names.
+func (ref Ref) matches(id ID) bool {
+	return (ref.Parts&PartSuite == 0 || id.Suite == ref.ID.Suite) &&
+		(ref.Parts&PartTarget == 0 || id.Target == ref.ID.Target) &&
+		(ref.Parts&PartVariant == 0 || id.Variant == ref.ID.Variant)
+}
+
+// ErrNoCase is wrapped by Resolve's error when nothing matches.
+var ErrNoCase = errors.New("no such case")
+
+// AmbiguousError is Resolve's error when a reference matches several cases.
+type AmbiguousError struct {
+	Ref        string
+	Candidates []string // the shortest reference of each match
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q matches %d cases: %s", e.Ref, len(e.Candidates), strings.Join(e.Candidates, ", "))
+}
+
+// Resolve finds the one case a reference names. Its errors wrap ErrNoCase
+// or are an *AmbiguousError.
+func Resolve(cs Cases, s string) (int, error) {
+	ref, err := Parse(s)
+	if err != nil {
+		return -1, err
+	}
+	if ref.Pos > 0 {
+		if ref.Pos > cs.Len() {
+			return -1, fmt.Errorf("%w: %s (the run has %d)", ErrNoCase, s, cs.Len())
+		}
+		return ref.Pos - 1, nil
+	}
+	var found []int
+	for i := range cs.WithTestID(ref.ID.TestID) {
+		if ref.matches(cs.ID(i)) {
+			found = append(found, i)
+		}
+	}
+	if len(found) == 0 && ref.Literal != ref.ID.TestID {
+		for i := range cs.WithTestID(ref.Literal) {
+			found = append(found, i)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return -1, fmt.Errorf("%w: %q", ErrNoCase, s)
+	case 1:
+		return found[0], nil
+	}
+	amb := &AmbiguousError{Ref: s}
+	for _, i := range found {
+		amb.Candidates = append(amb.Candidates, Short(cs, i))
+	}
+	return -1, amb
+}
+
+// shortParts are the part sets Short tries, fewest first.
+var shortParts = []Parts{0, PartTarget, PartSuite, PartVariant, PartSuite | PartTarget, PartTarget | PartVariant, PartSuite | PartVariant, PartSuite | PartTarget | PartVariant}
+
+// Short is the shortest reference that Resolve resolves to case i.
+func Short(cs Cases, i int) string {
+	id := cs.ID(i)
+	var same []ID
+	for j := range cs.WithTestID(id.TestID) {
+		if j != i {
+			same = append(same, cs.ID(j))
+		}
+	}
+	for _, p := range shortParts {
+		ref := Ref{ID: id, Parts: p}
+		unique := true
+		for _, o := range same {
+			if ref.matches(o) {
+				unique = false
+				break
+			}
+		}
+		if unique {
+			return Format(id, p)
+		}
+	}
+	return Position(i)
+}
+
+// Match finds the case a recorded identity (a feedback entry's test_id,
+// suite, target, variant, eval_path) belongs to. A part the entry leaves
+// empty matches any value, since AgentV's documented feedback.json names
+// test_id only, but only while that is unambiguous: among several
+// candidates the one whose parts equal the entry's exactly (empty included)
+// wins; otherwise i is -1 and candidates lists the cases it could be (none
+// when it fits no case). An eval_path the entry names is compared only with
+// cases whose eval_path is known.
+func Match(cs Cases, e ID) (i int, candidates []int) {
+	exact := -1
+	for j := range cs.WithTestID(e.TestID) {
+		c := cs.ID(j)
+		if !part(e.Suite, c.Suite) || !part(e.Target, c.Target) || !part(e.Variant, c.Variant) ||
+			(e.EvalPath != "" && c.EvalPath != "" && e.EvalPath != c.EvalPath) {
+			continue
+		}
+		candidates = append(candidates, j)
+		if e.Suite == c.Suite && e.Target == c.Target && e.Variant == c.Variant && (e.EvalPath == "" || e.EvalPath == c.EvalPath) {
+			if exact >= 0 {
+				exact = -2 // two exact matches: eval_path unknown on both sides
+			} else if exact == -1 {
+				exact = j
+			}
+		}
+	}
+	switch {
+	case len(candidates) == 1:
+		return candidates[0], nil
+	case exact >= 0:
+		return exact, nil
+	}
+	return -1, candidates
+}
+
+func part(entry, c string) bool { return entry == "" || entry == c }

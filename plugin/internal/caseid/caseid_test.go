@@ -1,0 +1,135 @@
+package caseid
+
+import (
+	"errors"
+	"iter"
+	"testing"
+)
+
+// list is a Cases over a slice.
+type list []ID
+
+func (l list) Len() int    { return len(l) }
+func (l list) ID(i int) ID { return l[i] }
+func (l list) WithTestID(t string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i, id := range l {
+			if id.TestID == t && !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func TestShortResolvesBack(t *testing.T) {
+	run := list{
+		{Suite: "s1", TestID: "a", Target: "x"},
+		{Suite: "s2", TestID: "a", Target: "x"},
+		{Suite: "s1", TestID: "a", Target: "y"},
+		{Suite: "s1", TestID: "b"},
+		{Suite: "s1", TestID: "-rm", Target: "x"},
+		{Suite: "s1", TestID: "a@b"},
+		{Suite: "s1", TestID: "c", Variant: "v1"},
+		{Suite: "s1", TestID: "c", Variant: "v2"},
+		{Suite: "s1", TestID: "d", EvalPath: "e1.yaml"},
+		{Suite: "s1", TestID: "d", EvalPath: "e2.yaml"},
+		{TestID: "#3"},
+		{Suite: "s:", TestID: "::x:"},
+		{Suite: "s:", TestID: "::x:", Target: "t"},
+	}
+	want := []string{"s1::a@x", "s2::a", "a@y", "b", `\-rm`, `a\@b`, "c#v1", "c#v2", "#9", "#10", `\#3`, `\::x\:@`, `\::x\:@t`}
+	for i := range run {
+		ref := Short(run, i)
+		if ref != want[i] {
+			t.Errorf("Short(%d) = %q, want %q", i, ref, want[i])
+		}
+		if j, err := Resolve(run, ref); err != nil || j != i {
+			t.Errorf("Resolve(%q) = %d, %v; want %d", ref, j, err, i)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	run := list{
+		{Suite: "s1", TestID: "a", Target: "x"},
+		{Suite: "s2", TestID: "a", Target: "x"},
+		{Suite: "s1", TestID: "a@b"},
+	}
+	for ref, want := range map[string]int{"#1": 0, "#3": 2, "s2::a": 1, "s1::a@x": 0, "a@b": 2, `a\@b`: 2} {
+		if got, err := Resolve(run, ref); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %d, %v; want %d", ref, got, err, want)
+		}
+	}
+	var amb *AmbiguousError
+	if _, err := Resolve(run, "a"); !errors.As(err, &amb) || len(amb.Candidates) != 2 || amb.Candidates[0] != "s1::a" {
+		t.Errorf("Resolve(a) = %v, want ambiguous between s1::a and s2::a", err)
+	}
+	for _, ref := range []string{"#4", "#0", "zz", "a@y", "", `a\`, "#x", "@t"} {
+		if _, err := Resolve(run, ref); err == nil {
+			t.Errorf("Resolve(%q) succeeded", ref)
+		}
+	}
+	if _, err := Resolve(run, "#4"); !errors.Is(err, ErrNoCase) {
+		t.Errorf("#4 out of range: %v, want ErrNoCase", err)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	run := list{
+		{Suite: "s1", TestID: "a", Target: "x"},
+		{Suite: "s2", TestID: "a", Target: "x"},
+		{Suite: "s1", TestID: "b", Target: "x"},
+		{Suite: "s1", TestID: "c"},
+		{Suite: "s1", TestID: "c", Target: "y"},
+	}
+	cases := []struct {
+		entry     ID
+		want      int
+		ambiguous bool
+	}{
+		{ID{TestID: "a", Target: "x", Suite: "s2"}, 1, false},
+		{ID{TestID: "a", Target: "x"}, -1, true}, // an old file without suite: two cases
+		{ID{TestID: "a"}, -1, true},
+		{ID{TestID: "b"}, 2, false},              // AgentV's documented shape: test_id only
+		{ID{TestID: "b", Target: "x"}, 2, false}, // test_id + target
+		{ID{TestID: "b", Target: "z"}, -1, false},
+		{ID{TestID: "c", Suite: "s1"}, 3, false}, // exact (no target) beats the loose match
+		{ID{TestID: "c"}, -1, true},              // without the suite it is not exact
+		{ID{TestID: "c", Target: "y"}, 4, false},
+		{ID{TestID: "zz"}, -1, false},
+	}
+	for _, tc := range cases {
+		if got, cands := Match(run, tc.entry); got != tc.want || (len(cands) > 1) != tc.ambiguous {
+			t.Errorf("Match(%+v) = %d, %v; want %d, ambiguous %v", tc.entry, got, cands, tc.want, tc.ambiguous)
+		}
+	}
+}
+
+// FuzzRoundTrip: every identity, with any parts named, formats to a
+// reference that parses back to exactly those parts.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add("core", "haiku", "canned", "", uint8(3))
+	f.Add("s::", "-a@b#c\\", "t@#", "v#", uint8(7))
+	f.Add(":", "::", ":", ":", uint8(1))
+	f.Fuzz(func(t *testing.T, suite, test, target, variant string, p uint8) {
+		if test == "" {
+			return
+		}
+		parts := Parts(p) & (PartSuite | PartTarget | PartVariant)
+		id := ID{Suite: suite, TestID: test, Target: target, Variant: variant}
+		s := Format(id, parts)
+		ref, err := Parse(s)
+		if err != nil {
+			t.Fatalf("Parse(Format(%+v, %b) = %q): %v", id, parts, s, err)
+		}
+		if ref.Pos != 0 || ref.Parts != parts || ref.ID.TestID != test ||
+			(parts&PartSuite != 0 && ref.ID.Suite != suite) ||
+			(parts&PartTarget != 0 && ref.ID.Target != target) ||
+			(parts&PartVariant != 0 && ref.ID.Variant != variant) {
+			t.Fatalf("Format(%+v, %b) = %q parses to %+v", id, parts, s, ref)
+		}
+		if s[0] == '-' {
+			t.Fatalf("%q starts with - (a command line takes it for a flag)", s)
+		}
+	})
+}
