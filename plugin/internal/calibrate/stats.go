@@ -173,7 +173,7 @@ func Classify(tpr, tnr Rate, kappa *Estimate) (Band, string) {
 	if tnr.Low < TrendTNR {
 		gaps = append(gaps, fmt.Sprintf("TNR lower bound %.3f < %.1f", tnr.Low, TrendTNR))
 	}
-	return Exploration, "not trend: " + strings.Join(gaps, "; ")
+	return Exploration, notGating + "; not trend: " + strings.Join(gaps, "; ")
 }
 
 // LabelsNeeded is how many labels pin a rate near p within ±margin at 95 %:
