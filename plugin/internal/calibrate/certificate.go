@@ -45,7 +45,7 @@ func certificateSchema() (*gojsonschema.Schema, error) {
 }
 
 // Validate checks data against schema/calibration.schema.json and returns
-// every problem as "path: description"; none means valid. The error is
+// every problem as "path: description" (lowercase); none means valid. The error is
 // non-nil when data is not JSON or the embedded schema is broken.
 func Validate(data []byte) ([]string, error) {
 	var syntax any
@@ -62,7 +62,11 @@ func Validate(data []byte) ([]string, error) {
 	}
 	var problems []string
 	for _, re := range res.Errors() {
-		problems = append(problems, re.Field()+": "+strings.TrimPrefix(re.Description(), re.Field()+" "))
+		msg := strings.TrimPrefix(re.Description(), re.Field()+" ")
+		if msg != "" {
+			msg = strings.ToLower(msg[:1]) + msg[1:]
+		}
+		problems = append(problems, re.Field()+": "+msg)
 	}
 	return problems, nil
 }
