@@ -7,7 +7,7 @@ import (
 )
 
 func TestTopics(t *testing.T) {
-	want := []string{"cli", "feedback-schema", "human-review"}
+	want := []string{"calibration", "cli", "feedback-schema", "human-review"}
 	if got := Topics(); !slices.Equal(got, want) {
 		t.Fatalf("Topics() = %v, want %v", got, want)
 	}
@@ -28,7 +28,7 @@ func TestRead(t *testing.T) {
 		if err == nil {
 			t.Fatalf("Read(%q) returned no error", bad)
 		}
-		if !strings.Contains(err.Error(), "cli, feedback-schema, human-review") {
+		if !strings.Contains(err.Error(), "calibration, cli, feedback-schema, human-review") {
 			t.Errorf("Read(%q) error %q does not list the topics", bad, err)
 		}
 	}
