@@ -97,6 +97,7 @@ type Case struct {
 	ReviewerKind  string         `json:"reviewer_kind,omitempty"`
 	Automated     *Automated     `json:"automated,omitempty"`
 	Fingerprint   string         `json:"fingerprint,omitempty"`
+	FingerprintV  int            `json:"fingerprint_version,omitempty"` // encoding of Fingerprint; absent means 1
 	CarriedFrom   *CarriedFrom   `json:"carried_from,omitempty"`
 	FlakyEvidence *FlakyEvidence `json:"flaky_evidence,omitempty"`
 	Stale         bool           `json:"stale,omitempty"`

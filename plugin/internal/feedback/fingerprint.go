@@ -30,10 +30,69 @@ import (
 // spaces, tabs, \r, \v and \f, and trailing empty lines are dropped. The
 // answer is streamed, so a large sidecar need not be read into memory.
 func Fingerprint(answer io.Reader, graders []GraderResult) (string, error) {
-	ah := sha256.New()
-	if err := normalise(ah, answer); err != nil {
+	ah, err := normalisedHash(answer)
+	if err != nil {
 		return "", err
 	}
+	h := sha256.New()
+	io.WriteString(h, "agentv-review fingerprint v1\nanswer "+ah+"\n"+graderLines(graders))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// FingerprintVersion is the version of the encoding Record writes (in
+// per_case fingerprint_version; absent means 1).
+const FingerprintVersion = 2
+
+// Test is the test definition a verdict was given under, as the run
+// recorded it; a nil reader is a part the run does not keep.
+type Test struct {
+	Input io.Reader // the input (prompt) the agent got
+	Task  io.Reader // the task bundle file (4.42.4 <suite>/<test>/task/EVAL.yaml: criteria, expected output, assertions)
+}
+
+// FingerprintV2 is version 2 of the encoding: version 1 plus the test the
+// case was judged under, so a changed input, criteria, expected output or
+// assertion makes a verdict stale even when the answer is the same:
+//
+//	agentv-review fingerprint v2\n
+//	answer <hex SHA-256 of the normalised answer>\n
+//	input <hex SHA-256 of the normalised input>\n      (when the run keeps one)
+//	task <hex SHA-256 of the normalised task file>\n   (when the run keeps one)
+//	grader ... (as in version 1)
+func FingerprintV2(answer io.Reader, test Test, graders []GraderResult) (string, error) {
+	ah, err := normalisedHash(answer)
+	if err != nil {
+		return "", err
+	}
+	text := "agentv-review fingerprint v2\nanswer " + ah + "\n"
+	for _, part := range []struct {
+		name string
+		r    io.Reader
+	}{{"input", test.Input}, {"task", test.Task}} {
+		if part.r == nil {
+			continue
+		}
+		ph, err := normalisedHash(part.r)
+		if err != nil {
+			return "", err
+		}
+		text += part.name + " " + ph + "\n"
+	}
+	h := sha256.New()
+	io.WriteString(h, text+graderLines(graders))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func normalisedHash(r io.Reader) (string, error) {
+	h := sha256.New()
+	if err := normalise(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// graderLines are the sorted grader lines of both versions.
+func graderLines(graders []GraderResult) string {
 	lines := make([]string, len(graders))
 	for i, g := range graders {
 		key, _ := json.Marshal(g.Key) // a string always marshals
@@ -47,9 +106,7 @@ func Fingerprint(answer io.Reader, graders []GraderResult) (string, error) {
 		lines[i] = "grader " + string(key) + " " + score + " " + pass + "\n"
 	}
 	slices.Sort(lines)
-	h := sha256.New()
-	io.WriteString(h, "agentv-review fingerprint v1\nanswer "+hex.EncodeToString(ah.Sum(nil))+"\n"+strings.Join(lines, ""))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return strings.Join(lines, "")
 }
 
 // normalise copies r to w, dropping trailing blanks of every line and

@@ -1,0 +1,226 @@
+// Package record turns a reviewer's answer about a case into a feedback
+// entry, and tells whether a recorded entry still applies to the case as
+// the run shows it now. The guided review, set and apply all record
+// through it, so an answer is checked, stamped and fingerprinted one way.
+package record
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"agentv-review/plugin/internal/caseid"
+	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/triage"
+	"agentv-review/prompts"
+)
+
+// Snapshot is the machine verdict the reviewer sees, kept beside theirs.
+func Snapshot(c *run.Case) *feedback.Automated {
+	score := c.Score
+	a := &feedback.Automated{Score: &score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
+	for _, g := range c.Graders {
+		a.Graders = append(a.Graders, feedback.GraderResult{Key: g.Key(), Score: g.Score, Pass: g.Pass})
+	}
+	return a
+}
+
+// Fingerprint is the fingerprint of what a reviewer judges in case d, in
+// encoding version (1 or 2, see feedback.FingerprintV2).
+func Fingerprint(d *run.Detail, version int) (string, error) {
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	open := func(t run.Text) (io.Reader, error) {
+		if t.Path != "" && !t.Missing {
+			f, err := os.Open(t.Path)
+			if err != nil {
+				return nil, err
+			}
+			closers = append(closers, f)
+			return f, nil
+		}
+		return strings.NewReader(t.Content), nil
+	}
+	answer, err := open(d.Answer)
+	if err != nil {
+		return "", err
+	}
+	graders := Snapshot(d.Case).Graders
+	if version < 2 {
+		return feedback.Fingerprint(answer, graders)
+	}
+	var test feedback.Test
+	if d.Input.Present {
+		if test.Input, err = open(d.Input); err != nil {
+			return "", err
+		}
+	}
+	return feedback.FingerprintV2(answer, test, graders)
+}
+
+// Who is who records a judgment.
+type Who struct {
+	Reviewer string
+	Kind     string // feedback.Human or feedback.Agent
+}
+
+// Stamp completes an answer about case d into the entry to record: the
+// machine verdict it was given beside, the fingerprint of what was judged
+// (current encoding), and who gave it when. Identity fields are set when
+// the entry is put in an Index.
+func Stamp(d *run.Detail, answer feedback.Case, who Who, at time.Time) (feedback.Case, error) {
+	e := answer
+	e.Automated = Snapshot(d.Case)
+	fp, err := Fingerprint(d, feedback.FingerprintVersion)
+	if err != nil {
+		return e, fmt.Errorf("cannot read what case %s shows: %w", d.Case.TestID, err)
+	}
+	e.Fingerprint, e.FingerprintV = fp, feedback.FingerprintVersion
+	e.ReviewedAt, e.Reviewer, e.ReviewerKind = feedback.FormatTime(at), who.Reviewer, who.Kind
+	return e, nil
+}
+
+// Freshness says whether a recorded entry still applies to its case.
+type Freshness string
+
+const (
+	Current Freshness = "current" // the case shows what was judged
+	Stale   Freshness = "stale"   // the output, the grader results or the test changed since
+	// Unknown: the entry records nothing to compare (an AgentV-documented
+	// entry, or one whose fingerprint was not checked).
+	Unknown Freshness = "unknown"
+)
+
+// Quick compares an entry's recorded machine verdict with the case's
+// current one, without reading any sidecar: a re-run row (AgentV
+// --rerun-failed) or a regraded case shows up here. Current means only
+// that nothing cheap differs; Verify reads the answer too.
+func Quick(c *run.Case, e *feedback.Case) Freshness {
+	if e.Automated == nil {
+		return Unknown
+	}
+	now := Snapshot(c)
+	a := e.Automated
+	if a.Outcome != now.Outcome || !eqFloat(a.Score, now.Score) || len(a.Graders) != len(now.Graders) {
+		return Stale
+	}
+	for i, g := range a.Graders {
+		if g.Key != now.Graders[i].Key || !eqFloat(g.Score, now.Graders[i].Score) || !eqBool(g.Pass, now.Graders[i].Pass) {
+			return Stale
+		}
+	}
+	return Current
+}
+
+// Verify recomputes the entry's fingerprint (in the entry's encoding) from
+// what case d shows now. An entry without a fingerprint is Unknown.
+func Verify(d *run.Detail, e *feedback.Case) (Freshness, error) {
+	if q := Quick(d.Case, e); q == Stale {
+		return Stale, nil
+	}
+	if e.Fingerprint == "" {
+		return Unknown, nil
+	}
+	fp, err := Fingerprint(d, max(e.FingerprintV, 1))
+	if err != nil {
+		return Unknown, err
+	}
+	if fp != e.Fingerprint {
+		return Stale, nil
+	}
+	return Current, nil
+}
+
+func eqFloat(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+func eqBool(a, b *bool) bool     { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+// Problem is one invalid part of an answer.
+type Problem struct {
+	Field string // JSON field of the answer ("verdict", "signals.1", "evaluator_overrides.type:name")
+	Flag  string // the set flag that gives it
+	Msg   string
+	Hint  string
+}
+
+// Find resolves the case an answer names (test_id, and suite, target,
+// variant when given), as feedback entries are matched.
+func Find(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
+	if a.TestID == "" {
+		return nil, []Problem{{Field: "test_id", Msg: "missing", Hint: "each answer needs test_id and verdict"}}
+	}
+	i, candidates := caseid.Match(r.CaseIDs(), a.ID())
+	if i >= 0 {
+		return r.Cases[i], nil
+	}
+	if len(candidates) == 0 {
+		return nil, []Problem{{Field: "test_id", Msg: fmt.Sprintf("no case %q in run %s", caseid.Full(a.ID()), r.ID),
+			Hint: "list the run's cases with 'agentv review list " + r.Dir + "'"}}
+	}
+	refs := make([]string, len(candidates))
+	for k, j := range candidates {
+		refs[k] = r.Ref(r.Cases[j])
+	}
+	return nil, []Problem{{Field: "test_id", Msg: fmt.Sprintf("%q could be %d cases (%s)", caseid.Full(a.ID()), len(candidates), strings.Join(refs, ", ")),
+		Hint: "add suite, target or variant to name one"}}
+}
+
+// Check checks an answer's verdict, signals and grader overrides exactly
+// as the guided review constrains them; cs may be nil (then overrides are
+// not checked).
+func Check(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []Problem {
+	var ps []Problem
+	verdicts := prompts.IDs(cat.Verdicts)
+	switch {
+	case a.Verdict == "":
+		ps = append(ps, Problem{Field: "verdict", Flag: "--verdict", Msg: "missing", Hint: "verdicts: " + strings.Join(verdicts, ", ")})
+	case !slices.Contains(verdicts, a.Verdict):
+		ps = append(ps, Problem{Field: "verdict", Flag: "--verdict", Msg: fmt.Sprintf("unknown verdict %q", a.Verdict), Hint: "verdicts: " + strings.Join(verdicts, ", ")})
+	}
+	signals := prompts.IDs(cat.Signals)
+	for i, sig := range a.Signals {
+		field := fmt.Sprintf("signals.%d", i)
+		switch {
+		case !slices.Contains(signals, sig):
+			ps = append(ps, Problem{Field: field, Flag: "--signal", Msg: fmt.Sprintf("unknown signal %q", sig), Hint: "signals: " + strings.Join(signals, ", ")})
+		case slices.Index(a.Signals, sig) < i:
+			ps = append(ps, Problem{Field: field, Flag: "--signal", Msg: fmt.Sprintf("signal %q given twice", sig), Hint: "give each signal once"})
+		}
+	}
+	if cs == nil {
+		return ps
+	}
+	keys := GraderKeys(cs)
+	for _, k := range slices.Sorted(maps.Keys(a.EvaluatorOverrides)) {
+		if slices.Contains(keys, k) {
+			continue
+		}
+		hint := "this case has no graders"
+		if len(keys) > 0 {
+			hint = "its graders: " + strings.Join(keys, ", ")
+		}
+		ps = append(ps, Problem{Field: "evaluator_overrides." + k, Flag: "--override",
+			Msg: fmt.Sprintf("no grader %q in case %s", k, cs.TestID), Hint: hint})
+	}
+	return ps
+}
+
+// GraderKeys are the distinct "type:name" keys of a case's graders, the
+// keys evaluator_overrides takes.
+func GraderKeys(cs *run.Case) []string {
+	var keys []string
+	for _, g := range cs.Graders {
+		if k := g.Key(); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
