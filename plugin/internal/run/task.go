@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -370,14 +369,7 @@ type scoreRecord struct {
 func records(scores []scoreRecord) []GraderRecord {
 	var out []GraderRecord
 	for _, s := range scores {
-		g := GraderRecord{Name: s.Name, Type: s.Type, Children: records(s.Scores)}
-		if d := bytes.TrimSpace(s.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
-			var buf bytes.Buffer
-			if json.Compact(&buf, d) == nil {
-				g.Details = buf.String()
-			}
-		}
-		out = append(out, g)
+		out = append(out, GraderRecord{Name: s.Name, Type: s.Type, Details: rawText(s.Details), Children: records(s.Scores)})
 	}
 	return out
 }
