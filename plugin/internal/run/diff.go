@@ -13,9 +13,9 @@ import (
 type Diff struct {
 	Source   string     `json:"source"` // the file as the row names it, or "llm-grader prompt (file_changes)"
 	Files    []DiffFile `json:"files,omitempty"`
-	Content  string     `json:"-"`        // the diff, or its start when !Complete
-	Complete bool       `json:"complete"` // Content is the whole diff
-	Size     int64      `json:"size"`     // bytes of the whole diff
+	Content  string     `json:"content,omitempty"` // the diff, or its start when !Complete
+	Complete bool       `json:"complete"`          // Content is the whole diff
+	Size     int64      `json:"size"`              // bytes of the whole diff
 }
 
 // DiffFile is one file the diff changes.
