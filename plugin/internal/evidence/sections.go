@@ -68,7 +68,7 @@ func (p *printer) transcript(t *run.Transcript, opt Options) {
 	if t.SummaryTurns > turns {
 		head = fmt.Sprintf("%d turn(s) (%d read), %d%s tool call(s)", t.SummaryTurns, turns, calls, plus)
 	}
-	p.field("trajectory", head+" · "+termtext.SanitizeLine(t.Source))
+	p.field("trace", head+" · "+termtext.SanitizeLine(t.Source))
 	if !t.Complete {
 		p.wrapped(1, fmt.Sprintf("(only the first %s of %s was read)", humanBytes(readBytes(t, opt)), humanBytes(t.Size)))
 	}
