@@ -148,13 +148,19 @@ func (p *printer) diff(d *run.Diff, opt Options) {
 	for _, f := range d.Files {
 		added, deleted = added+f.Added, deleted+f.Deleted
 	}
-	p.field("changes", fmt.Sprintf("%d file(s), +%d −%d · %s", len(d.Files), added, deleted, termtext.SanitizeLine(d.Source)))
+	counts := fmt.Sprintf("%d file(s), +%d −%d", d.FileCount, added, deleted)
+	if !d.Complete {
+		counts = fmt.Sprintf("%d file(s), +%d −%d in the first %s of %s", d.FileCount, added, deleted, humanBytes(int64(len(d.Content))), humanBytes(d.Size))
+	}
+	p.field("changes", counts+" · "+termtext.SanitizeLine(d.Source))
 	for i, f := range d.Files {
 		if i == maxFiles && !opt.Whole {
-			p.wrapped(1, fmt.Sprintf("… %d more file(s)", len(d.Files)-maxFiles))
 			break
 		}
 		p.line(1, fmt.Sprintf("%-8s %s  +%d −%d", f.Status, termtext.SanitizeLine(f.Path), f.Added, f.Deleted))
+	}
+	if shown := min(len(d.Files), maxFiles); !opt.Whole && d.FileCount > shown {
+		p.wrapped(1, fmt.Sprintf("… %d more file(s)", d.FileCount-shown))
 	}
 	if !opt.Whole {
 		return

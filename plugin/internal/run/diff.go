@@ -2,8 +2,6 @@ package run
 
 import (
 	"bytes"
-	"strconv"
-	"strings"
 )
 
 // Diff is the workspace diff of a case: v5's file_changes.diff
@@ -11,11 +9,14 @@ import (
 // "[[ ## file_changes ## ]]" section of its prompt, Task.FileChanges).
 // Content is raw: sanitise it.
 type Diff struct {
-	Source   string     `json:"source"` // the file as the row names it, or "llm-grader prompt (file_changes)"
-	Files    []DiffFile `json:"files,omitempty"`
-	Content  string     `json:"content,omitempty"` // the diff, or its start when !Complete
-	Complete bool       `json:"complete"`          // Content is the whole diff
-	Size     int64      `json:"size"`              // bytes of the whole diff
+	Source string     `json:"source"`          // the file as the row names it, or "llm-grader prompt (file_changes)"
+	Files  []DiffFile `json:"files,omitempty"` // the files of Content
+	// FileCount is how many files the whole diff changes, counted by
+	// their "diff --git" headers (len(Files) for a plain diff).
+	FileCount int    `json:"file_count"`
+	Content   string `json:"content,omitempty"` // the diff, or its start when !Complete
+	Complete  bool   `json:"complete"`          // Content is the whole diff
+	Size      int64  `json:"size"`              // bytes of the whole diff
 }
 
 // DiffFile is one file the diff changes.
@@ -29,13 +30,13 @@ type DiffFile struct {
 // DiffSourcePrompt is Diff.Source for a diff taken from a grader prompt.
 const DiffSourcePrompt = "llm-grader prompt (file_changes)"
 
-// DiffFullLimit caps how much of a diff file is read: Files cover that
-// much, Content at most the limit given to Diff.
+// DiffFullLimit caps how much of a diff file is read.
 const DiffFullLimit = 64 << 20
 
 // Diff reads d's workspace diff, keeping at most limit bytes (<= 0: all
-// that is read) of it as Content; Files always cover the whole diff read.
-// task may be nil. It returns nil, nil when the run recorded no diff.
+// that is read) of it as Content, and lists the files of Content; only
+// FileCount covers the whole diff. task may be nil. It returns nil, nil
+// when the run recorded no diff.
 func (r *Run) Diff(d *Detail, task *Task, limit int64) (*Diff, *FileProblem) {
 	var df *Diff
 	var b []byte
@@ -50,11 +51,18 @@ func (r *Run) Diff(d *Detail, task *Task, limit int64) (*Diff, *FileProblem) {
 	} else {
 		return nil, nil
 	}
-	df.Files = diffFiles(b)
+	df.FileCount = bytes.Count(b, []byte("\ndiff --git "))
+	if bytes.HasPrefix(b, []byte("diff --git ")) {
+		df.FileCount++
+	}
 	if limit > 0 && int64(len(b)) > limit {
 		b, df.Complete = trimPartialRune(b[:limit]), false
 	}
 	df.Content = string(b)
+	df.Files = diffFiles(b)
+	if df.FileCount == 0 {
+		df.FileCount = len(df.Files)
+	}
 	return df, nil
 }
 
@@ -63,22 +71,28 @@ func (r *Run) Diff(d *Detail, task *Task, limit int64) (*Diff, *FileProblem) {
 // content lines starting "---" or "diff" are not taken for headers.
 func diffFiles(b []byte) []DiffFile {
 	var files []DiffFile
-	var cur *DiffFile
+	cur := -1
 	var oldLeft, newLeft int
-	start := func(p string) {
-		files = append(files, DiffFile{Path: p, Status: "modified"})
-		cur = &files[len(files)-1]
+	start := func(p []byte) {
+		files = append(files, DiffFile{Path: string(p), Status: "modified"})
+		cur = len(files) - 1
 	}
-	for line := range bytes.Lines(b) {
-		l := bytes.TrimRight(line, "\r\n")
+	for len(b) > 0 {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		l = bytes.TrimSuffix(l, []byte("\r"))
 		if oldLeft > 0 || newLeft > 0 {
 			switch {
 			case len(l) > 0 && l[0] == '+':
 				newLeft--
-				cur.Added++
+				files[cur].Added++
 			case len(l) > 0 && l[0] == '-':
 				oldLeft--
-				cur.Deleted++
+				files[cur].Deleted++
 			case len(l) > 0 && l[0] == '\\': // "\ No newline at end of file"
 			default:
 				oldLeft--
@@ -86,62 +100,68 @@ func diffFiles(b []byte) []DiffFile {
 			}
 			continue
 		}
-		if len(l) < 4 || !bytes.ContainsAny(l[:1], "d-+nr@") {
-			continue
-		}
-		s := string(l)
 		switch {
-		case strings.HasPrefix(s, "diff --git "):
-			_, b, _ := strings.Cut(s[len("diff --git "):], " b/")
-			start(b)
-		case strings.HasPrefix(s, "--- "):
-			if cur == nil || cur.Added+cur.Deleted > 0 { // a plain diff's next file
-				start(diffPath(s[4:]))
+		case bytes.HasPrefix(l, []byte("diff --git ")):
+			_, p, _ := bytes.Cut(l[len("diff --git "):], []byte(" b/"))
+			start(p)
+		case bytes.HasPrefix(l, []byte("--- ")):
+			p := diffPath(l[4:])
+			if cur < 0 || files[cur].Added+files[cur].Deleted > 0 { // a plain diff's next file
+				start(p)
 			}
-			if diffPath(s[4:]) == "/dev/null" {
-				cur.Status = "added"
+			if string(p) == "/dev/null" {
+				files[cur].Status = "added"
 			}
-		case strings.HasPrefix(s, "+++ ") && cur != nil:
-			if p := diffPath(s[4:]); p != "/dev/null" {
-				cur.Path = p
+		case cur < 0:
+		case bytes.HasPrefix(l, []byte("+++ ")):
+			if p := diffPath(l[4:]); string(p) != "/dev/null" {
+				if string(p) != files[cur].Path { // compared without allocating
+					files[cur].Path = string(p)
+				}
 			} else {
-				cur.Status = "deleted"
+				files[cur].Status = "deleted"
 			}
-		case strings.HasPrefix(s, "new file mode") && cur != nil:
-			cur.Status = "added"
-		case strings.HasPrefix(s, "deleted file mode") && cur != nil:
-			cur.Status = "deleted"
-		case strings.HasPrefix(s, "rename to ") && cur != nil:
-			cur.Status, cur.Path = "renamed", s[len("rename to "):]
-		case strings.HasPrefix(s, "@@ ") && cur != nil:
-			oldLeft, newLeft = hunkCounts(s)
+		case bytes.HasPrefix(l, []byte("new file mode")):
+			files[cur].Status = "added"
+		case bytes.HasPrefix(l, []byte("deleted file mode")):
+			files[cur].Status = "deleted"
+		case bytes.HasPrefix(l, []byte("rename to ")):
+			files[cur].Status, files[cur].Path = "renamed", string(l[len("rename to "):])
+		case bytes.HasPrefix(l, []byte("@@ ")):
+			oldLeft, newLeft = hunkCounts(l)
 		}
 	}
 	return files
 }
 
 // diffPath strips a/ or b/ and a trailing tab-separated timestamp.
-func diffPath(s string) string {
-	s, _, _ = strings.Cut(s, "\t")
-	if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
-		return s[2:]
+func diffPath(p []byte) []byte {
+	p, _, _ = bytes.Cut(p, []byte("\t"))
+	if bytes.HasPrefix(p, []byte("a/")) || bytes.HasPrefix(p, []byte("b/")) {
+		return p[2:]
 	}
-	return s
+	return p
 }
 
-// hunkCounts reads "@@ -l[,s] +l[,s] @@": the old and new line counts.
-func hunkCounts(s string) (old, new int) {
-	f := strings.Fields(s)
-	if len(f) < 3 {
-		return 0, 0
-	}
-	count := func(r string) int {
-		_, n, ok := strings.Cut(r[1:], ",")
-		if !ok {
+// hunkCounts reads "@@ -l[,s] +l[,s] @@": the old and new line counts
+// (a missing count is 1).
+func hunkCounts(l []byte) (old, new int) {
+	count := func(i int) (n int) {
+		for i < len(l) && l[i] >= '0' && l[i] <= '9' { // the start line
+			i++
+		}
+		if i >= len(l) || l[i] != ',' {
 			return 1
 		}
-		v, _ := strconv.Atoi(n)
-		return v
+		for i++; i < len(l) && l[i] >= '0' && l[i] <= '9'; i++ {
+			n = n*10 + int(l[i]-'0')
+		}
+		return n
 	}
-	return count(f[1]), count(f[2])
+	i := bytes.IndexByte(l, '-')
+	j := bytes.IndexByte(l, '+')
+	if i < 0 || j < i {
+		return 0, 0
+	}
+	return count(i + 1), count(j + 1)
 }

@@ -15,8 +15,8 @@ func TestDiffFromPrompt(t *testing.T) {
 		t.Fatalf("diff %+v, %v", df, prob)
 	}
 	want := []DiffFile{{"NOTES.txt", "deleted", 0, 1}, {"docs/USAGE.md", "added", 3, 0}}
-	if len(df.Files) != 2 || df.Files[0] != want[0] || df.Files[1] != want[1] {
-		t.Fatalf("files %+v, want %+v", df.Files, want)
+	if len(df.Files) != 2 || df.Files[0] != want[0] || df.Files[1] != want[1] || df.FileCount != 2 {
+		t.Fatalf("files %+v (%d), want %+v", df.Files, df.FileCount, want)
 	}
 	if df, _ := r.Diff(d, nil, 0); df != nil {
 		t.Fatalf("no task, no file: %+v", df)
@@ -71,8 +71,8 @@ func TestDiffSidecar(t *testing.T) {
 	if prob != nil || df.Source != "core/capital-france/outputs/file_changes.diff" || df.Complete || len(df.Content) != 100 || df.Size != int64(len(body)) {
 		t.Fatalf("diff %+v, %v", df, prob)
 	}
-	if len(df.Files) != 1 || df.Files[0] != (DiffFile{"a", "modified", 1, 1}) {
-		t.Fatalf("files cover the whole diff, not the kept head: %+v", df.Files)
+	if len(df.Files) != 1 || df.Files[0] != (DiffFile{"a", "modified", 1, 1}) || df.FileCount != 1 {
+		t.Fatalf("files of the kept head: %+v (%d in all)", df.Files, df.FileCount)
 	}
 	if err := os.Remove(filepath.Join(dir, "core/capital-france/outputs/file_changes.diff")); err != nil {
 		t.Fatal(err)

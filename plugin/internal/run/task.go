@@ -168,11 +168,14 @@ func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, trunca
 	if !info.Mode().IsRegular() {
 		return nil, 0, false, problem(ProblemNotFile, nil)
 	}
-	b, err = io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
+	// One buffer of the size to read; a file that grows meanwhile is cut.
+	b = make([]byte, min(info.Size(), limit))
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, 0, false, problem(ProblemUnreadable, err)
 	}
-	truncated = int64(len(b)) < info.Size()
+	b = b[:n]
+	truncated = int64(n) < info.Size()
 	if truncated {
 		b = trimPartialRune(b)
 	}
