@@ -106,7 +106,7 @@ func (r *Run) Transcript(d *Detail, limit int64) (*Transcript, *FileProblem) {
 	return t, nil
 }
 
-// message is one agentv.transcript.v1 line.
+// transcriptLine is one agentv.transcript.v1 line.
 type transcriptLine struct {
 	SchemaVersion string          `json:"schema_version"`
 	Role          string          `json:"role"`
@@ -201,7 +201,6 @@ type normalizedTurn struct {
 	Content []struct {
 		Type      string          `json:"type"`
 		Text      string          `json:"text"`
-		Thinking  string          `json:"thinking"`
 		ID        string          `json:"id"`
 		ToolUseID string          `json:"tool_use_id"`
 		Name      string          `json:"name"`
