@@ -1,0 +1,415 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"agentv-review/plugin/internal/clierr"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Task is what the test asked: the criteria, the expected output and each
+// assertion's configuration, read from the per-test bundle the run keeps
+// (4.42.4 <suite>/<test>/task/EVAL.yaml, v5 <case>/test/EVAL.yaml) and from
+// the grader prompts embedded in the row (4.42.4 llm-grader
+// scores[].input.userPrompt sections). All text is raw: sanitise it.
+type Task struct {
+	Source     string         `json:"source,omitempty"` // EVAL.yaml as the row names it, "" when none
+	Criteria   string         `json:"criteria,omitempty"`
+	Input      string         `json:"input,omitempty"`    // the test's input, rendered as "@[role]:" blocks when a conversation
+	Expected   string         `json:"expected,omitempty"` // expected_output / reference answer
+	Assertions []Assertion    `json:"assertions,omitempty"`
+	Graders    []GraderRecord `json:"graders,omitempty"` // what the row recorded per grader, index-aligned with Detail.Graders
+	Problems   []FileProblem  `json:"problems,omitempty"`
+
+	// FileChanges is the workspace diff an llm-grader saw (4.42.4's only
+	// copy of it: the "[[ ## file_changes ## ]]" prompt section).
+	FileChanges string `json:"-"`
+}
+
+// Assertion is one assertion as the test configured it.
+type Assertion struct {
+	Name     string      `json:"name,omitempty"` // name, v5 metric, or id
+	Type     string      `json:"type,omitempty"`
+	Value    string      `json:"value,omitempty"` // value or pattern (non-strings as compact JSON)
+	Negate   bool        `json:"negate,omitempty"`
+	Required string      `json:"required,omitempty"` // "true", or a minimum score; "" when not a gate
+	Weight   *float64    `json:"weight,omitempty"`
+	Settings []Setting   `json:"settings,omitempty"` // thresholds, budgets, command, config, target, ... sorted by key
+	Rubrics  []Rubric    `json:"rubrics,omitempty"`
+	Children []Assertion `json:"children,omitempty"` // composite / assert-set members
+}
+
+// Setting is one more key of an assertion's configuration.
+type Setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"` // compact JSON unless a plain string
+}
+
+// Rubric is one rubric item of an llm-grader / llm-rubric assertion.
+type Rubric struct {
+	ID       string   `json:"id,omitempty"`
+	Outcome  string   `json:"outcome,omitempty"`
+	Operator string   `json:"operator,omitempty"`
+	Weight   *float64 `json:"weight,omitempty"`
+	Required bool     `json:"required"` // AgentV's default is true
+}
+
+// GraderRecord is what a row's scores[] entry kept beyond its verdict:
+// the grader's structured details (e.g. syllable counts) and, for
+// composites, its children.
+type GraderRecord struct {
+	Name     string         `json:"name,omitempty"`
+	Type     string         `json:"type,omitempty"`
+	Details  string         `json:"details,omitempty"` // compact JSON, "" when none
+	Children []GraderRecord `json:"children,omitempty"`
+}
+
+// FileProblem is a sidecar that the row names but that could not be read.
+type FileProblem struct {
+	Field   string `json:"field,omitempty"` // row field, e.g. "eval_path"
+	Path    string `json:"path"`            // as the row names it
+	Problem string `json:"problem"`         // ProblemMissing, ProblemUnreadable, ProblemOutside, ProblemNotFile, ProblemMalformed
+	Cause   string `json:"cause,omitempty"` // the OS or parser error
+}
+
+// FileProblem.Problem values.
+const (
+	ProblemMissing    = "missing"
+	ProblemUnreadable = "unreadable"
+	ProblemOutside    = "outside the run directory"
+	ProblemNotFile    = "not a file"
+	ProblemMalformed  = "malformed"
+)
+
+func (p FileProblem) String() string {
+	s := p.Path + ": " + p.Problem
+	if p.Cause != "" {
+		s += " (" + p.Cause + ")"
+	}
+	return s
+}
+
+// taskLimit caps how much of an EVAL.yaml is read.
+const taskLimit = 1 << 20
+
+// Task reads what d's test asked. A missing or unreadable bundle is a
+// Problem in the Task, not an error; the error is for a row that can no
+// longer be re-read.
+func (r *Run) Task(d *Detail) (*Task, error) {
+	t := &Task{}
+	// eval_path names the bundle's EVAL.yaml in 4.42.4 and v5; older rows
+	// name the source eval file, which the run does not keep.
+	if sc, ok := sidecar(d, "eval_path"); ok && filepath.Base(sc.Path) == "EVAL.yaml" {
+		t.Source = r.rel(sc.Path)
+		b, _, _, prob := r.readSidecar(sc, taskLimit)
+		if prob == nil {
+			prob = t.fromEval(b, d.Case.TestID, t.Source)
+		}
+		if prob != nil {
+			t.Problems = append(t.Problems, *prob)
+		}
+	}
+	_, m, err := r.reread(d.Case)
+	if err != nil {
+		return nil, err
+	}
+	var scores []scoreRecord
+	_ = json.Unmarshal(m["scores"], &scores) // a mistyped scores[] is Detail's to report
+	t.Graders = records(scores)
+	t.fromPrompts(scores)
+	return t, nil
+}
+
+// sidecar finds the sidecar the row names in field.
+func sidecar(d *Detail, field string) (Sidecar, bool) {
+	for _, s := range d.Sidecars {
+		if s.Field == field {
+			return s, true
+		}
+	}
+	return Sidecar{}, false
+}
+
+// readSidecar reads at most limit bytes of sc. It returns the bytes, the
+// file's size, whether the bytes are only its start, or why it could not.
+func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
+	problem := func(kind string, err error) *FileProblem {
+		p := &FileProblem{Field: sc.Field, Path: r.rel(sc.Path), Problem: kind}
+		if err != nil {
+			p.Cause = clierr.Cause(err)
+		}
+		return p
+	}
+	p, ok := r.inside(sc.Path)
+	if !ok {
+		return nil, 0, false, problem(ProblemOutside, nil)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, false, problem(ProblemMissing, nil)
+		}
+		return nil, 0, false, problem(ProblemUnreadable, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, false, problem(ProblemUnreadable, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, 0, false, problem(ProblemNotFile, nil)
+	}
+	// One buffer of the size to read; a file that grows meanwhile is cut.
+	b = make([]byte, min(info.Size(), limit))
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, 0, false, problem(ProblemUnreadable, err)
+	}
+	b = b[:n]
+	truncated = int64(n) < info.Size()
+	if truncated {
+		b = trimPartialRune(b)
+	}
+	return b, info.Size(), truncated, nil
+}
+
+// Problem says why the sidecar text t could not be read: missing, a
+// permission error, outside the run; nil when t was read or has no file.
+func (r *Run) Problem(d *Detail, t Text) *FileProblem {
+	if !t.Missing {
+		return nil
+	}
+	if t.Path == "" { // Detail does not follow a path outside the run
+		return &FileProblem{Problem: ProblemOutside}
+	}
+	sc := Sidecar{Path: t.Path}
+	for _, s := range d.Sidecars {
+		if s.Path == t.Path {
+			sc = s
+		}
+	}
+	_, _, _, prob := r.readSidecar(sc, 0)
+	return prob
+}
+
+// evalFile is an EVAL.yaml: 4.42.4 (criteria, input, expected_output,
+// assertions) or v5 promptfoo style (vars, assert).
+type evalFile struct {
+	Tests []struct {
+		ID             string               `yaml:"id"`
+		Criteria       string               `yaml:"criteria"`
+		Input          yaml.Node            `yaml:"input"`
+		ExpectedOutput yaml.Node            `yaml:"expected_output"`
+		Assertions     []yaml.Node          `yaml:"assertions"`
+		Assert         []yaml.Node          `yaml:"assert"`
+		Vars           map[string]yaml.Node `yaml:"vars"`
+	} `yaml:"tests"`
+}
+
+func (t *Task) fromEval(b []byte, testID, source string) *FileProblem {
+	var ev evalFile
+	if err := yaml.Unmarshal(b, &ev); err != nil {
+		return &FileProblem{Field: "eval_path", Path: source, Problem: ProblemMalformed, Cause: err.Error()}
+	}
+	if len(ev.Tests) == 0 {
+		return &FileProblem{Field: "eval_path", Path: source, Problem: ProblemMalformed, Cause: "no tests"}
+	}
+	test := ev.Tests[0]
+	for _, x := range ev.Tests {
+		if x.ID == testID {
+			test = x
+		}
+	}
+	t.Criteria = test.Criteria
+	input, expected := test.Input, test.ExpectedOutput
+	if v, ok := test.Vars["input"]; ok && input.Kind == 0 {
+		input = v
+	}
+	if v, ok := test.Vars["expected_output"]; ok && expected.Kind == 0 {
+		expected = v
+	}
+	if v, ok := test.Vars["criteria"]; ok && t.Criteria == "" {
+		t.Criteria = conversation(&v)
+	}
+	t.Input, t.Expected = conversation(&input), conversation(&expected)
+	for _, n := range append(test.Assertions, test.Assert...) {
+		t.Assertions = append(t.Assertions, assertion(&n))
+	}
+	return nil
+}
+
+// conversation renders a YAML string, or a message list as "@[role]:"
+// blocks (like input.md).
+func conversation(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Value
+	case yaml.SequenceNode:
+		var msgs []struct {
+			Role    string    `yaml:"role"`
+			Content yaml.Node `yaml:"content"`
+		}
+		if n.Decode(&msgs) == nil {
+			blocks := make([]string, len(msgs))
+			for i, m := range msgs {
+				blocks[i] = "@[" + m.Role + "]:\n" + conversation(&m.Content)
+			}
+			return strings.Join(blocks, "\n\n")
+		}
+	}
+	return compact(n)
+}
+
+// compact is a YAML value as compact JSON (a plain string as itself).
+func compact(n *yaml.Node) string {
+	if n.Kind == 0 {
+		return ""
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		return n.Value
+	}
+	var v any
+	if n.Decode(&v) != nil {
+		return n.Value
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// assertion reads one assertion mapping; keys it does not model become
+// Settings. AgentV's "undefined" artefacts (prompt: undefined) are dropped.
+func assertion(n *yaml.Node) Assertion {
+	var a Assertion
+	if n.Kind != yaml.MappingNode {
+		a.Value = compact(n)
+		return a
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, v := n.Content[i].Value, n.Content[i+1]
+		switch key {
+		case "name", "metric", "id":
+			if a.Name == "" || key == "name" {
+				a.Name = v.Value
+			}
+		case "type":
+			a.Type = v.Value
+		case "value", "pattern":
+			a.Value = compact(v)
+		case "negate":
+			a.Negate = v.Value == "true"
+		case "required":
+			if v.Value != "false" {
+				a.Required = v.Value
+			}
+		case "weight":
+			a.Weight = number(v)
+		case "rubrics":
+			a.Rubrics = rubrics(v)
+		case "assertions", "assert":
+			for _, c := range v.Content {
+				a.Children = append(a.Children, assertion(c))
+			}
+		default:
+			if s := compact(v); s != "undefined" {
+				a.Settings = append(a.Settings, Setting{Key: key, Value: s})
+			}
+		}
+	}
+	sort.Slice(a.Settings, func(i, j int) bool { return a.Settings[i].Key < a.Settings[j].Key })
+	return a
+}
+
+func number(n *yaml.Node) *float64 {
+	var f float64
+	if n.Decode(&f) != nil {
+		return nil
+	}
+	return &f
+}
+
+func rubrics(n *yaml.Node) []Rubric {
+	var out []Rubric
+	for _, item := range n.Content {
+		if item.Kind == yaml.ScalarNode { // a rubric may be a bare string
+			out = append(out, Rubric{Outcome: item.Value, Required: true})
+			continue
+		}
+		var w struct {
+			ID       string   `yaml:"id"`
+			Outcome  string   `yaml:"outcome"`
+			Operator string   `yaml:"operator"`
+			Weight   *float64 `yaml:"weight"`
+			Required *bool    `yaml:"required"`
+		}
+		_ = item.Decode(&w)
+		out = append(out, Rubric{ID: w.ID, Outcome: w.Outcome, Operator: w.Operator, Weight: w.Weight, Required: w.Required == nil || *w.Required})
+	}
+	return out
+}
+
+// scoreRecord is the part of a row's scores[] entry that Detail does not
+// keep: the grader's input (llm-grader prompts) and details.
+type scoreRecord struct {
+	Name    string          `json:"name"`
+	Type    string          `json:"type"`
+	Details json.RawMessage `json:"details"`
+	Input   json.RawMessage `json:"input"`
+	Scores  []scoreRecord   `json:"scores"`
+}
+
+func records(scores []scoreRecord) []GraderRecord {
+	var out []GraderRecord
+	for _, s := range scores {
+		out = append(out, GraderRecord{Name: s.Name, Type: s.Type, Details: rawText(s.Details), Children: records(s.Scores)})
+	}
+	return out
+}
+
+// fromPrompts fills what the bundle lacked from the llm-grader prompts'
+// "[[ ## name ## ]]" sections: criteria, reference_answer, file_changes.
+func (t *Task) fromPrompts(scores []scoreRecord) {
+	for _, s := range scores {
+		var in struct {
+			UserPrompt string `json:"userPrompt"`
+		}
+		if json.Unmarshal(s.Input, &in) != nil || !strings.Contains(in.UserPrompt, "[[ ## ") {
+			t.fromPrompts(s.Scores)
+			continue
+		}
+		sec := promptSections(in.UserPrompt)
+		if t.Criteria == "" {
+			t.Criteria = sec["criteria"]
+		}
+		if t.Expected == "" {
+			t.Expected = sec["reference_answer"]
+		}
+		if t.FileChanges == "" {
+			t.FileChanges = sec["file_changes"]
+		}
+	}
+}
+
+// promptSections splits a grader prompt into its "[[ ## name ## ]]"
+// sections, each trimmed.
+func promptSections(p string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(p, "[[ ## ")[1:] {
+		name, body, ok := strings.Cut(part, " ## ]]")
+		if ok {
+			out[name] = strings.TrimSpace(body)
+		}
+	}
+	return out
+}
