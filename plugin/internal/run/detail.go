@@ -16,25 +16,9 @@ import (
 	"agentv-review/plugin/internal/clierr"
 )
 
-// rowAliases maps the names AgentV accepts on read to the canonical
-// snake_case ones: its camelCase list (result-row-schema.ts) plus the
-// older vocabulary.
-var rowAliases = map[string]string{
-	"answerPath": "answer_path", "artifactDir": "artifact_dir", "conversationId": "conversation_id",
-	"costUsd": "cost_usd", "durationMs": "duration_ms", "endTime": "end_time", "evalPath": "eval_path",
-	"executionStatus": "execution_status", "failureReasonCode": "failure_reason_code",
-	"failureStage": "failure_stage", "filesPath": "files_path", "gradersPath": "graders_path",
-	"gradingPath": "grading_path", "inputPath": "input_path", "outputPath": "output_path",
-	"responsePath": "response_path", "startTime": "start_time", "targetsPath": "targets_path",
-	"taskDir": "task_dir", "testId": "test_id", "timingPath": "timing_path", "tokenUsage": "token_usage",
-	"transcriptPath": "transcript_path", "workspacePath": "workspace_path", "resultDir": "result_dir",
-	"fileChangesPath": "file_changes_path",
-	"eval_id":         "test_id", "dataset": "suite", "eval_set": "suite",
-}
-
-// rowFull is everything Detail reads from a row.
+// rowFull is what Detail reads from a row besides its rowWire: the heavy
+// fields, decoded by encoding/json once the aliases are normalised.
 type rowFull struct {
-	TestID           string          `json:"test_id"`
 	Scores           []graderFull    `json:"scores"`
 	EvaluatorResults []graderFull    `json:"evaluator_results"`
 	Samples          []repeatFull    `json:"samples"`
@@ -50,15 +34,10 @@ type rowFull struct {
 	CandidateAnswer  json.RawMessage `json:"candidate_answer"`
 	Input            json.RawMessage `json:"input"`
 
-	AnswerPath      string `json:"answer_path"`
-	OutputPath      string `json:"output_path"`
-	ResponsePath    string `json:"response_path"`
-	InputPath       string `json:"input_path"`
-	GradingPath     string `json:"grading_path"`
-	FileChangesPath string `json:"file_changes_path"`
-	ResultDir       string `json:"result_dir"`
-	ArtifactDir     string `json:"artifact_dir"`
-	WorkspacePath   string `json:"workspace_path"`
+	AnswerPath   string `json:"answer_path"`
+	OutputPath   string `json:"output_path"`
+	ResponsePath string `json:"response_path"`
+	InputPath    string `json:"input_path"`
 
 	FailureReason string      `json:"failure_reason_code"`
 	DurationMS    *float64    `json:"duration_ms"`
@@ -104,19 +83,32 @@ type repeatFull struct {
 // grading.json, the answer, the input, file changes and samples. Missing or
 // unsafe sidecars are reported in the Detail, never as an error.
 func (r *Run) Detail(c *Case) (*Detail, error) {
-	raw, m, err := r.reread(c)
+	var sk skimmer
+	w, m, err := r.reread(c, &sk)
 	if err != nil {
 		return nil, err
 	}
 	var row rowFull
-	if err := json.Unmarshal(raw, &row); err != nil {
+	norm, err := json.Marshal(m)
+	if err == nil {
+		err = json.Unmarshal(norm, &row)
+	}
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
 			return nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 		}
 	}
+	// The light fields of graders and repeats are the skimmer's, as in Open
+	// (encoding/json would fold the case of their keys).
+	lightFrom(row.Scores, w.Scores, func(g *graderFull) *graderWire { return &g.graderWire })
+	lightFrom(row.EvaluatorResults, w.EvaluatorResults, func(g *graderFull) *graderWire { return &g.graderWire })
+	lightFrom(row.Samples, w.Samples, func(s *repeatFull) *repeatWire { return &s.repeatWire })
+	lightFrom(row.Attempts, w.Attempts, func(s *repeatFull) *repeatWire { return &s.repeatWire })
+	lightFrom(row.Trials, w.Trials, func(s *repeatFull) *repeatWire { return &s.repeatWire })
+
 	d := &Detail{
-		Case: c, WorkspacePath: row.WorkspacePath, FailureReason: row.FailureReason,
+		Case: c, WorkspacePath: w.workspacePath(), FailureReason: row.FailureReason,
 		DurationMS: row.DurationMS, Tokens: row.Tokens, CostUSD: row.CostUSD,
 		Timestamp: row.Timestamp, Reasoning: row.Reasoning,
 	}
@@ -134,21 +126,37 @@ func (r *Run) Detail(c *Case) (*Detail, error) {
 	if !own {
 		d.warn("", fmt.Sprintf("this test's result folder was overwritten by target %q (AgentV 4.42.4 keeps one folder per test, not per target); its answer and grading.json are not this row's", c.OverwrittenBy))
 	}
-	if own && row.GradingPath != "" {
-		r.mergeGrading(d, &d.Graders, &d.Checks, "grading_path", row.GradingPath)
+	if g := w.gradingPath(); own && g != "" {
+		r.mergeGrading(d, &d.Graders, &d.Checks, "grading_path", g)
 	}
 
 	d.Answer = r.answer(d, row, own)
 	d.Input = r.input(d, row)
-	if row.FileChangesPath != "" {
-		d.FileChanges = r.readText(d, "file_changes_path", row.FileChangesPath)
+	if p := w.fileChangesPath(); p != "" {
+		d.FileChanges = r.readText(d, "file_changes_path", p)
 	}
-	d.Samples = r.samples(d, row)
+	d.Samples = r.samples(d, row, w.resultDir())
 	return d, nil
 }
 
-// reread reads the winning row's bytes at c.Loc and normalises its aliases.
-func (r *Run) reread(c *Case) ([]byte, map[string]json.RawMessage, error) {
+// lightFrom sets the light part of each decoded element to the skimmer's
+// decoding of the same element. Both decoders keep one element per array
+// element, so the lengths differ only if they disagree on the row, and then
+// nothing is replaced.
+func lightFrom[F, L any](full []F, light []L, part func(*F) *L) {
+	if len(full) != len(light) {
+		return
+	}
+	for i := range full {
+		*part(&full[i]) = light[i]
+	}
+}
+
+// reread reads the winning row's bytes at c.Loc and decodes them with sk as
+// Open did (checkRow). It refuses a row whose identity or outcome is no
+// longer the case's, and returns the row's members with their aliases
+// normalised by rowSpellings.
+func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage, error) {
 	rel := r.rel(r.Manifest)
 	changed := func(msg string) error {
 		return clierr.Input(rel, int(c.Loc.Line), "", msg, "the manifest changed since the run was opened; open it again")
@@ -163,28 +171,74 @@ func (r *Run) reread(c *Case) ([]byte, map[string]json.RawMessage, error) {
 		return nil, nil, changed("cannot re-read the row: " + err.Error())
 	}
 	buf = bytes.TrimPrefix(bytes.TrimSpace(buf), []byte("\ufeff"))
+	w, _, rerr := checkRow(buf, sk)
+	if rerr != nil {
+		return nil, nil, changed("the row is no longer a result row: " + rerr.msg)
+	}
+	got, want := w.head(), headOf(c)
+	if r.opts.Outline {
+		got.EvalPath = "" // not kept
+	}
+	switch {
+	case got.TestID != want.TestID:
+		return nil, nil, changed(fmt.Sprintf("expected test_id %q here, found %q", want.TestID, got.TestID))
+	case got != want:
+		return nil, nil, changed(fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(buf, &m); err != nil {
-		return nil, nil, changed("the row is no longer valid JSON")
+		return nil, nil, clierr.Input(rel, int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}
-	for alias, name := range rowAliases {
-		if v, ok := m[alias]; ok {
-			if _, has := m[name]; !has {
-				m[name] = v
+	normalize(m)
+	return w, m, nil
+}
+
+// normalize renames the aliases of m to their first spelling in
+// rowSpellings, keeping the first one that has a value of the field's kind
+// (valueKind); null or another kind counts as absent, as in the skimmer.
+func normalize(m map[string]json.RawMessage) {
+	for _, names := range rowSpellings {
+		var win json.RawMessage
+		want := valueKind(names[0])
+		for _, name := range names {
+			v, ok := m[name]
+			if !ok {
+				continue
 			}
-			delete(m, alias)
+			if win == nil && jsonKind(v) == want {
+				win = v
+			}
+			delete(m, name)
+		}
+		if win != nil {
+			m[names[0]] = win
 		}
 	}
-	var id string
-	_ = json.Unmarshal(m["test_id"], &id)
-	if id != c.TestID {
-		return nil, nil, changed(fmt.Sprintf("expected test_id %q here, found %q", c.TestID, id))
+}
+
+// valueKind is the kind (see jsonKind) of a rowSpellings field's value:
+// a string for all but three.
+func valueKind(field string) byte {
+	switch field {
+	case "duration_ms", "cost_usd":
+		return '0'
+	case "token_usage":
+		return '{'
 	}
-	norm, err := json.Marshal(m)
-	if err != nil {
-		return nil, nil, changed(err.Error())
+	return '"'
+}
+
+// jsonKind is the kind of a JSON value by its first byte: '"', '{', '[',
+// '0' (a number), 't' (a boolean) or 'n' (null).
+func jsonKind(v json.RawMessage) byte {
+	switch c := v[0]; {
+	case c == '-' || c >= '0' && c <= '9':
+		return '0'
+	case c == 'f':
+		return 't'
+	default:
+		return c
 	}
-	return norm, m, nil
 }
 
 func (d *Detail) warn(file, msg string) {
@@ -369,9 +423,8 @@ func matchGrader(row []Grader, used []bool, g Grader) int {
 
 // samples builds the full repeats with their graders; a repeat's own
 // grading.json lives at <result_dir>/<sample_path>/grading.json.
-func (r *Run) samples(d *Detail, row rowFull) []Sample {
+func (r *Run) samples(d *Detail, row rowFull, dir string) []Sample {
 	list, kind := pickRepeats(row.Samples, row.Attempts, row.Trials)
-	dir := firstNonEmpty(row.ResultDir, row.ArtifactDir)
 	var out []Sample
 	for i, s := range list {
 		sm := Sample{SampleSummary: s.summary(i, kind, nil), Graders: graders(s.Scores)}

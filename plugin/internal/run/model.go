@@ -63,10 +63,10 @@ type Warning struct {
 // It holds what status, list and triage need; Run.Detail loads the rest.
 type Case struct {
 	Index    int32  `json:"index"`   // 0-based position in Run.Cases
-	TestID   string `json:"test_id"` // test_id, eval_id or testId
+	TestID   string `json:"test_id"` // test_id, testId or eval_id (see rowSpellings)
 	Target   string `json:"target,omitempty"`
 	Variant  string `json:"variant,omitempty"`
-	Suite    string `json:"suite,omitempty"`     // suite, dataset or eval_set
+	Suite    string `json:"suite,omitempty"`     // suite, dataset or eval_set (see rowSpellings)
 	EvalPath string `json:"eval_path,omitempty"` // eval_path (part of AgentV's dedupe key)
 
 	Score           float64 `json:"score"`

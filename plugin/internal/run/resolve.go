@@ -7,10 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
-	"time"
 
 	"agentv-review/plugin/internal/clierr"
 )
@@ -172,14 +169,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 		}
 	}
 	if r.Manifest == "" {
-		for _, c := range []struct {
-			rel    string
-			layout Layout
-		}{
-			{".internal/index.jsonl", LayoutV5},
-			{"index.jsonl", LayoutIndex},
-			{"run_manifest.jsonl", LayoutTrials},
-		} {
+		for _, c := range manifestNames {
 			if p := filepath.Join(dir, c.rel); exists(p) {
 				r.Manifest, r.Layout = p, c.layout
 				break
@@ -262,11 +252,25 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// isRunDir reports whether dir looks like a run: it has a manifest or a
-// summary.json.
+// manifestNames are the manifests of a run directory with the layout each
+// implies, in AgentV's lookup order (after summary.json's index_path).
+var manifestNames = []struct {
+	rel    string
+	layout Layout
+}{
+	{".internal/index.jsonl", LayoutV5},
+	{"index.jsonl", LayoutIndex},
+	{"run_manifest.jsonl", LayoutTrials},
+}
+
+// isRunDir reports whether dir looks like a run: it has a summary.json or
+// a manifest.
 func isRunDir(dir string) bool {
-	for _, name := range []string{"summary.json", ".internal/index.jsonl", "index.jsonl", "run_manifest.jsonl"} {
-		if exists(filepath.Join(dir, name)) {
+	if exists(filepath.Join(dir, "summary.json")) {
+		return true
+	}
+	for _, m := range manifestNames {
+		if exists(filepath.Join(dir, m.rel)) {
 			return true
 		}
 	}
@@ -274,7 +278,8 @@ func isRunDir(dir string) bool {
 }
 
 // Candidates lists the runs under a results folder or project root,
-// oldest first: run directories of every era and flat *.jsonl files.
+// oldest first by RanAtDir: run directories of every era and flat *.jsonl
+// files.
 func Candidates(root string) ([]string, error) {
 	if isRunDir(root) {
 		return []string{root}, nil
@@ -318,44 +323,8 @@ func findRuns(root string) ([]string, error) {
 	if err := walk(root, 1); err != nil {
 		return nil, err
 	}
-	sortOldestFirst(runs)
+	SortByRanAt(runs)
 	return runs, nil
-}
-
-// runStamp matches the ISO timestamp AgentV puts in run names
-// (2026-07-06T11-31-36-988Z).
-var runStamp = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(-\d{3})?Z`)
-
-// runTime is when a run was made: the timestamp in its name, else the
-// modification time.
-func runTime(p string) time.Time {
-	if m := runStamp.FindString(filepath.Base(p)); m != "" {
-		layout := "2006-01-02T15-04-05Z"
-		if len(m) > len(layout) { // milliseconds: Go parses them only after a dot
-			layout, m = "2006-01-02T15-04-05.000Z", m[:19]+"."+m[20:]
-		}
-		if t, err := time.Parse(layout, m); err == nil {
-			return t
-		}
-	}
-	if info, err := os.Stat(p); err == nil {
-		return info.ModTime()
-	}
-	return time.Time{}
-}
-
-func sortOldestFirst(runs []string) {
-	times := make(map[string]time.Time, len(runs))
-	for _, p := range runs {
-		times[p] = runTime(p)
-	}
-	sort.SliceStable(runs, func(i, j int) bool {
-		ti, tj := times[runs[i]], times[runs[j]]
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		return runs[i] < runs[j]
-	})
 }
 
 // lastRunDir finds .agentv/cache.json from cwd upward and returns its

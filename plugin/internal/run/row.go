@@ -11,9 +11,9 @@ import (
 // rowWire is the part of a manifest row that Open needs (decoded by
 // skimRow; the json tags are the same names for encoding/json). Everything
 // else (scores[].input, assertions, reasons, inline output) is skipped and
-// re-read by Detail. The camelCase twins are AgentV's own
-// aliases (result-row-schema.ts); the older names are eval_id, dataset and
-// eval_set.
+// re-read by Detail, which decodes these same fields with the same skimmer
+// first (see rowHead). Each spelling of a field has its own member; the
+// methods below pick one in the order of rowSpellings.
 type rowWire struct {
 	TestID      *string `json:"test_id"`
 	TestIDCamel *string `json:"testId"`
@@ -43,9 +43,10 @@ type rowWire struct {
 	Attempts []repeatWire `json:"attempts"`
 	Trials   []repeatWire `json:"trials"`
 
-	WorkspacePath      *string `json:"workspace_path"`
-	WorkspacePathCamel *string `json:"workspacePath"`
-	FileChangesPath    string  `json:"file_changes_path"`
+	WorkspacePath        *string `json:"workspace_path"`
+	WorkspacePathCamel   *string `json:"workspacePath"`
+	FileChangesPath      *string `json:"file_changes_path"`
+	FileChangesPathCamel *string `json:"fileChangesPath"`
 
 	// Where the row's per-test files live, to spot targets that share one
 	// folder (AgentV 4.42.4 writes <suite>/<test_id>/ for every target).
@@ -79,6 +80,66 @@ type repeatWire struct {
 	Verdict     string   `json:"verdict"`
 }
 
+// rowSpellings lists, for every row field that has more than one spelling,
+// its spellings in precedence order: the first one present with a value
+// other than null wins. It is the one precedence of the reader: Detail
+// normalises a row's aliases by it, and the rowWire methods (the skimmer's
+// side, for Open and Detail alike) follow the same order, which
+// TestRowSpellings checks spelling by spelling.
+//
+// The order is AgentV's (EntityProcess/agentv, followed at v4.42.4 and
+// main of July 2026):
+//   - snake_case before camelCase: packages/core/src/evaluation/result-row-schema.ts
+//     (normalizeKnownAliases copies a camelCase alias only when the snake_case
+//     name is undefined; its RESULT_ROW_ALIASES list is the camelCase set here,
+//     plus artifactDir and fileChangesPath that older rows used);
+//   - test_id before eval_id: apps/cli/src/commands/inspect/show.ts
+//     (result.test_id ?? result.eval_id);
+//   - suite before dataset before eval_set: AgentV renamed eval_set to dataset
+//     (#814, read as `dataset ?? eval_set` in results/manifest.ts until #815)
+//     and dataset to suite (#944);
+//   - result_dir before artifact_dir (the older name).
+//
+// null is treated as absent, like AgentV's `??`: {"test_id":null,"testId":"x"}
+// is test "x". (AgentV's camelCase merge alone would keep the null, as it
+// tests `=== undefined`, and then lose the row's id; we follow `??`
+// throughout so that no spelling of a row is lost.) An empty string is a
+// value: {"test_id":"","testId":"x"} is test "".
+var rowSpellings = [][]string{
+	{"test_id", "testId", "eval_id"},
+	{"suite", "dataset", "eval_set"},
+	{"eval_path", "evalPath"},
+	{"execution_status", "executionStatus"},
+	{"failure_stage", "failureStage"},
+	{"failure_reason_code", "failureReasonCode"},
+	{"workspace_path", "workspacePath"},
+	{"file_changes_path", "fileChangesPath"},
+	{"result_dir", "resultDir"},
+	{"artifact_dir", "artifactDir"},
+	{"grading_path", "gradingPath"},
+	{"answer_path", "answerPath"},
+	{"output_path", "outputPath"},
+	{"response_path", "responsePath"},
+	{"input_path", "inputPath"},
+	{"metrics_path", "metricsPath"},
+	{"summary_path", "summaryPath"},
+	{"timing_path", "timingPath"},
+	{"trace_path", "tracePath"},
+	{"transcript_path", "transcriptPath"},
+	{"transcript_raw_path", "transcriptRawPath"},
+	{"raw_provider_log_path", "rawProviderLogPath"},
+	{"files_path", "filesPath"},
+	{"graders_path", "gradersPath"},
+	{"targets_path", "targetsPath"},
+	{"task_dir", "taskDir"},
+	{"conversation_id", "conversationId"},
+	{"duration_ms", "durationMs"},
+	{"token_usage", "tokenUsage"},
+	{"cost_usd", "costUsd"},
+	{"start_time", "startTime"},
+	{"end_time", "endTime"},
+}
+
 // firstSet returns the first non-nil string, "" when all are nil.
 func firstSet(ss ...*string) string {
 	for _, s := range ss {
@@ -87,6 +148,66 @@ func firstSet(ss ...*string) string {
 		}
 	}
 	return ""
+}
+
+// rowHead is a row's identity and outcome: what Open keeps in a Case and
+// what Detail checks the re-read row against. Both get it from head.
+type rowHead struct {
+	TestID, Target, Variant, Suite, EvalPath string
+
+	Score           float64
+	ExecutionStatus string
+	Outcome         Outcome
+	Error           string
+	FailureStage    string
+}
+
+// head resolves the row's identity and outcome by rowSpellings. w must have
+// passed checkRow (its score is set).
+func (w *rowWire) head() rowHead {
+	h := rowHead{
+		TestID:          firstSet(w.TestID, w.TestIDCamel, w.EvalID),
+		Target:          w.Target,
+		Variant:         w.Variant,
+		Suite:           firstSet(w.Suite, w.Dataset, w.EvalSet),
+		EvalPath:        firstSet(w.EvalPath, w.EvalPathCamel),
+		Score:           *w.Score,
+		ExecutionStatus: firstSet(w.ExecutionStatus, w.ExecutionStatusCamel),
+		Error:           w.Error,
+		FailureStage:    firstSet(w.FailureStage, w.FailureStageCamel),
+	}
+	h.Outcome = outcome(h.ExecutionStatus, h.Score)
+	return h
+}
+
+// headOf is the rowHead Open kept in c (without EvalPath under
+// Options.Outline).
+func headOf(c *Case) rowHead {
+	return rowHead{
+		TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite, EvalPath: c.EvalPath,
+		Score: c.Score, ExecutionStatus: c.ExecutionStatus, Outcome: c.Outcome, Error: c.Error, FailureStage: c.FailureStage,
+	}
+}
+
+func (w *rowWire) workspacePath() string { return firstSet(w.WorkspacePath, w.WorkspacePathCamel) }
+
+func (w *rowWire) fileChangesPath() string {
+	return firstSet(w.FileChangesPath, w.FileChangesPathCamel)
+}
+
+// resultDir is result_dir, else the older artifact_dir.
+func (w *rowWire) resultDir() string {
+	return firstSet(w.ResultDir, w.ResultDirCamel, w.ArtifactDir, w.ArtifactDirCaml)
+}
+
+func (w *rowWire) gradingPath() string { return firstSet(w.GradingPath, w.GradingPathCaml) }
+
+// graders is scores[], else the legacy evaluator_results[].
+func (w *rowWire) graders() []graderWire {
+	if len(w.Scores) == 0 {
+		return w.EvaluatorResults
+	}
+	return w.Scores
 }
 
 // rowError is a problem with one row; the reader adds file and line.
@@ -106,53 +227,52 @@ type parsedRow struct {
 	warn      string
 }
 
-// parseRow decodes the light view of one manifest line into a new Case
-// from a. It is the one hot function of Open (see skimRow). Unknown fields
-// with an unexpected type are returned as warnings, not errors: AgentV
-// ignores them too.
-func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError) {
+// checkRow decodes the light view of one manifest line with sk and checks
+// it as Open does: a JSON object with a numeric score. Open (parseRow) and
+// Detail both read a row through it, so a row Open accepts is one Detail
+// can read. Unknown fields with an unexpected type are returned as
+// warnings, not errors: AgentV ignores them too. The result is owned by sk.
+func checkRow(line []byte, sk *skimmer) (w *rowWire, warn string, err *rowError) {
 	if len(line) == 0 || line[0] != '{' {
-		return row, &rowError{msg: "not a JSON object", hint: rowHint}
+		return nil, "", &rowError{msg: "not a JSON object", hint: rowHint}
 	}
 	w, typeErr, serr := sk.row(line)
 	switch {
 	case serr != nil:
-		return row, &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
+		return nil, "", &rowError{msg: "malformed JSON: " + serr.Error(), hint: rowHint, syntax: true}
 	case typeErr == "score":
-		return row, &rowError{field: "score", msg: "score is not a number", hint: rowHint}
+		return nil, "", &rowError{field: "score", msg: "score is not a number", hint: rowHint}
 	case typeErr != "":
-		row.warn = fmt.Sprintf("field %q has an unexpected type; ignored", typeErr)
+		warn = fmt.Sprintf("field %q has an unexpected type; ignored", typeErr)
 	}
 	if w.Score == nil {
-		return row, &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
+		return nil, "", &rowError{field: "score", msg: "missing score (AgentV rejects result rows without a numeric score)", hint: rowHint}
 	}
 	if s := *w.Score; s < 0 || s > 1 {
-		row.warn = joinWarn(row.warn, fmt.Sprintf("score %g is outside 0..1; kept as is", s))
+		warn = joinWarn(warn, fmt.Sprintf("score %g is outside 0..1; kept as is", s))
 	}
+	return w, warn, nil
+}
 
+// parseRow decodes one manifest line into a new Case from a. It is the one
+// hot function of Open (see skimRow).
+func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError) {
+	w, warn, err := checkRow(line, sk)
+	if err != nil {
+		return row, err
+	}
+	h := w.head()
 	c := &take(&a.cases, 1)[0]
-	c.TestID = firstSet(w.TestID, w.TestIDCamel, w.EvalID)
-	c.Suite = firstSet(w.Suite, w.Dataset, w.EvalSet)
-	c.Target = w.Target
-	c.Variant = w.Variant
-	evalPath := firstSet(w.EvalPath, w.EvalPathCamel)
+	c.TestID, c.Suite, c.Target, c.Variant = h.TestID, h.Suite, h.Target, h.Variant
 	if a.outlines == nil {
-		c.EvalPath = evalPath
+		c.EvalPath = h.EvalPath
 	}
-	c.Score = *w.Score
-	c.ExecutionStatus = firstSet(w.ExecutionStatus, w.ExecutionStatusCamel)
-	c.Outcome = outcome(c.ExecutionStatus, c.Score)
-	c.Error = w.Error
-	c.FailureStage = firstSet(w.FailureStage, w.FailureStageCamel)
-	c.HasWorkspace = firstSet(w.WorkspacePath, w.WorkspacePathCamel) != "" || w.FileChangesPath != ""
-
-	graders := w.Scores
-	if len(graders) == 0 {
-		graders = w.EvaluatorResults
-	}
-	c.Graders = a.summaries(graders)
+	c.Score, c.ExecutionStatus, c.Outcome = h.Score, h.ExecutionStatus, h.Outcome
+	c.Error, c.FailureStage = h.Error, h.FailureStage
+	c.HasWorkspace = w.workspacePath() != "" || w.fileChangesPath() != ""
+	c.Graders = a.summaries(w.graders())
 	c.Samples = repeats(w, a, sk.in)
-	row.c, row.eval = c, maphash.String(a.seed, evalPath)
+	row.c, row.eval, row.warn = c, maphash.String(a.seed, h.EvalPath), warn
 	if dir := artifactDir(w); dir != "" {
 		row.dir = maphash.String(a.seed, dir) | 1
 	}
@@ -291,10 +411,10 @@ func joinWarn(a, b string) string {
 // artifactDir names the folder holding the row's per-test files, "" when
 // the row names none.
 func artifactDir(w *rowWire) string {
-	if d := firstSet(w.ResultDir, w.ResultDirCamel, w.ArtifactDir, w.ArtifactDirCaml); d != "" {
+	if d := w.resultDir(); d != "" {
 		return path.Clean(d)
 	}
-	if g := firstSet(w.GradingPath, w.GradingPathCaml); g != "" {
+	if g := w.gradingPath(); g != "" {
 		return path.Dir(path.Clean(g))
 	}
 	return ""

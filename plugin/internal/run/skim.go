@@ -420,6 +420,7 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 		_, err := s.literal()
 		return err
 	}
+	*dst = "" // a value of another type counts as absent, even after an earlier duplicate
 	return s.mistyped(field)
 }
 
@@ -437,7 +438,8 @@ func (s *skimmer) textPtr(dst **string, field string, intern bool) error {
 	return s.nullOr(func() { *dst = nil }, field)
 }
 
-// nullOr consumes null (calling set) or records a type error.
+// nullOr consumes null, or records a type error; either way the value is
+// absent (set is called), as the last occurrence of a key wins.
 func (s *skimmer) nullOr(set func(), field string) error {
 	if s.peek() == 'n' {
 		lit, err := s.literal()
@@ -446,6 +448,7 @@ func (s *skimmer) nullOr(set func(), field string) error {
 		}
 		return err
 	}
+	set()
 	return s.mistyped(field)
 }
 
@@ -459,6 +462,7 @@ func (s *skimmer) float(dst **float64, field string) error {
 		v, perr := strconv.ParseFloat(string(lit), 64)
 		if perr != nil {
 			s.i = start
+			*dst = nil
 			return s.mistyped(field) // out of range, as encoding/json
 		}
 		*dst = stored(&s.floats, v)
@@ -477,6 +481,7 @@ func (s *skimmer) int(dst **int, field string) error {
 		v, perr := strconv.Atoi(string(lit))
 		if perr != nil {
 			s.i = start
+			*dst = nil
 			return s.mistyped(field)
 		}
 		*dst = stored(&s.ints, v)
@@ -575,7 +580,9 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 	case "workspacePath":
 		return s.strPtr(&w.WorkspacePathCamel, "workspacePath")
 	case "file_changes_path":
-		return s.str(&w.FileChangesPath, "file_changes_path")
+		return s.strPtr(&w.FileChangesPath, "file_changes_path")
+	case "fileChangesPath":
+		return s.strPtr(&w.FileChangesPathCamel, "fileChangesPath")
 	case "result_dir":
 		return s.strPtr(&w.ResultDir, "result_dir")
 	case "resultDir":

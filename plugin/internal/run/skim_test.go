@@ -39,7 +39,7 @@ var skimEdgeRows = []string{
 	`{"eval_id":"e","dataset":"d","eval_set":"s","error":"boom","file_changes_path":"f","score":0.2,"scores":[{"pass":true,"pass":null}]}`,
 }
 
-func skimCorpusLines(t *testing.T) [][]byte {
+func skimCorpusLines(t testing.TB) [][]byte {
 	t.Helper()
 	var lines [][]byte
 	files, _ := filepath.Glob(filepath.Join(corpus, "runs", "*", "index.jsonl"))

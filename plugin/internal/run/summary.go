@@ -11,15 +11,23 @@ import (
 
 // summaryWire is the part of summary.json (v5, late June) the reader uses.
 type summaryWire struct {
-	IndexPath    string `json:"index_path"`
-	ManifestPath string `json:"manifest_path"`
-	RunID        string `json:"run_id"`
+	IndexPath    string       `json:"index_path"`
+	ManifestPath string       `json:"manifest_path"`
+	RunID        string       `json:"run_id"`
+	Metadata     metadataWire `json:"metadata"`
 }
 
-// decodeSummary reads summary.json from src. A v5 summary lists every test
-// id, tens of megabytes for a large run, and only three top-level strings
-// matter, so the document is streamed: its structure is checked as it goes
-// by, one buffer at a time, and only those strings are kept. Like
+// metadataWire is the metadata member of summary.json (v5) and
+// benchmark.json (4.42.4).
+type metadataWire struct {
+	Timestamp string `json:"timestamp"` // when the run ran (see Run.RanAt)
+}
+
+// decodeSummary reads summary.json (or benchmark.json, which has the same
+// metadata) from src. A v5 summary lists every test id, tens of megabytes
+// for a large run, and only four strings matter, so the document is
+// streamed: its structure is checked as it goes by, one buffer at a time,
+// and only those strings are kept. Like
 // json.Unmarshal it fills what it can and reports the first problem; a
 // wanted member that is not a string is a problem but does not stop the
 // scan. Member names match exactly (AgentV writes them so). A read error
@@ -27,7 +35,8 @@ type summaryWire struct {
 func decodeSummary(src io.Reader) (s summaryWire, malformed, readErr error) {
 	sc := summaryScanner{wanted: map[string]*string{
 		"index_path": &s.IndexPath, "manifest_path": &s.ManifestPath, "run_id": &s.RunID,
-	}}
+		"metadata.timestamp": &s.Metadata.Timestamp,
+	}, parents: map[string]bool{"metadata": true}}
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := src.Read(buf)
@@ -59,9 +68,11 @@ const (
 )
 
 // summaryScanner checks JSON structure incrementally, keeping the string
-// values of the wanted top-level members.
+// values of the wanted members: top-level ("run_id") or members of a
+// top-level object named in parents ("metadata.timestamp").
 type summaryScanner struct {
 	wanted  map[string]*string
+	parents map[string]bool
 	typeErr error
 
 	stack []byte // open containers: '{' or '['
@@ -71,8 +82,8 @@ type summaryScanner struct {
 	esc   int  // in a string: 1 after '\', 2..5 while reading \u's hex digits
 	keep  bool // the string being read is collected into tok
 	tok   []byte
-	key   string // the last top-level member name
-	off   int64  // bytes fed before the current buffer
+	names [2]string // the last member names at depth 1 and (in a parent) 2
+	off   int64     // bytes fed before the current buffer
 }
 
 func (sc *summaryScanner) fail(at int, msg string) error {
@@ -121,8 +132,8 @@ func (sc *summaryScanner) structural(c byte, at int) error {
 		if len(sc.stack) == 0 && c != '{' {
 			return sc.fail(at, "not a JSON object")
 		}
-		if len(sc.stack) == 1 && c != '"' && c != 'n' {
-			sc.mistyped()
+		if c != 'n' {
+			sc.mistyped(c)
 		}
 		switch {
 		case c == '{' || c == '[':
@@ -194,14 +205,38 @@ func (sc *summaryScanner) valueDone() {
 
 func (sc *summaryScanner) startString(isKey bool) {
 	sc.state, sc.isKey, sc.esc = stString, isKey, 0
-	sc.keep = len(sc.stack) == 1 && (isKey || sc.wanted[sc.key] != nil)
+	sc.keep = isKey && sc.inWanted() || !isKey && sc.target() != nil
 	sc.tok = sc.tok[:0]
 }
 
-// mistyped notes a wanted top-level member whose value is not a string.
-func (sc *summaryScanner) mistyped() {
-	if sc.wanted[sc.key] != nil && sc.typeErr == nil {
-		sc.typeErr = fmt.Errorf("field %q is not a string", sc.key)
+// inWanted reports whether the current container may hold wanted members.
+func (sc *summaryScanner) inWanted() bool {
+	d := len(sc.stack)
+	return d == 1 || d == 2 && sc.stack[1] == '{' && sc.parents[sc.names[0]]
+}
+
+// target is where the value being read is kept, nil when it is not wanted.
+func (sc *summaryScanner) target() *string {
+	switch d := len(sc.stack); {
+	case d == 1:
+		return sc.wanted[sc.names[0]]
+	case d == 2 && sc.inWanted():
+		return sc.wanted[sc.names[0]+"."+sc.names[1]]
+	}
+	return nil
+}
+
+// mistyped notes a wanted member whose value (starting with c) is not a
+// string, or a parent that is not an object.
+func (sc *summaryScanner) mistyped(c byte) {
+	if sc.typeErr != nil {
+		return
+	}
+	switch {
+	case c != '"' && sc.target() != nil:
+		sc.typeErr = fmt.Errorf("field %q is not a string", sc.names[len(sc.stack)-1])
+	case len(sc.stack) == 1 && sc.parents[sc.names[0]] && c != '{':
+		sc.typeErr = fmt.Errorf("field %q is not an object", sc.names[0])
 	}
 }
 
@@ -275,13 +310,13 @@ func (sc *summaryScanner) endString() error {
 	}
 	switch {
 	case sc.isKey:
-		if len(sc.stack) == 1 {
-			sc.key = s
+		if sc.keep {
+			sc.names[len(sc.stack)-1] = s
 		}
 		sc.state = stColon
 		return nil
 	case sc.keep:
-		*sc.wanted[sc.key] = s
+		*sc.target() = s
 	}
 	sc.valueDone()
 	return nil

@@ -14,6 +14,9 @@ var summaryDocs = []string{
 	`{"manifest_path":"m.jsonl","x":{"run_id":"nested, not top-level"},"run_id":"top"}`,
 	` { "counts" : { "total_tests" : 3 , "ids" : [ "a\"b" , "c\\" , -1.5e3 , true , null , [ ] , { } ] } , "index_path" : "i\u00e9\n.jsonl" } `,
 	`{"run_id":"a","run_id":"b","index_path":null}`,
+	`{"metadata":{"eval_file":"e","timestamp":"2026-07-06T11:31:44.780Z","targets":["t"]},"run_summary":{"timestamp":"not this"}}`,
+	`{"timestamp":"top","metadata":{"x":{"timestamp":"deeper"}},"metadata":{"timestamp":"second"}}`,
+	`{"metadata":{"timestamp":7}}`, `{"metadata":"x"}`, `{"metadata":null,"run_id":"r"}`, `{"metadata":[{"timestamp":"t"}]}`,
 	`{"run_id":5,"index_path":"kept"}`,
 	`{"index_path":["x"],"run_id":{"a":1}}`,
 	"{\"run_id\":\"bad\xff\"}",
@@ -57,7 +60,7 @@ func FuzzDecodeSummary(f *testing.F) {
 		if bytes.ContainsFunc(doc, func(r rune) bool { return r < 0x20 && r != ' ' && r != '\t' && r != '\n' && r != '\r' }) {
 			t.Skip("raw control characters: skipped strings are not checked for them")
 		}
-		for _, key := range []string{"index_path", "manifest_path", "run_id"} {
+		for _, key := range []string{"index_path", "manifest_path", "run_id", "metadata", "timestamp"} {
 			if bytes.Count(bytes.ToLower(doc), []byte(key)) != bytes.Count(doc, []byte(key)) {
 				t.Skip("a key in another case: encoding/json folds it")
 			}
