@@ -5,6 +5,8 @@
 package record
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -30,9 +32,12 @@ func Snapshot(c *run.Case) *feedback.Automated {
 	return a
 }
 
-// Fingerprint is the fingerprint of what a reviewer judges in case d, in
-// encoding version (1 or 2, see feedback.FingerprintV2).
-func Fingerprint(d *run.Detail, version int) (string, error) {
+// Fingerprint is the fingerprint of what a reviewer judges in case d of r,
+// in encoding version (1 or 2, see feedback.FingerprintV2). Version 2's
+// test part is the input the run recorded and the test definition (what
+// run.Task reads: criteria, input, expected output, assertions) as compact
+// JSON.
+func Fingerprint(r *run.Run, d *run.Detail, version int) (string, error) {
 	var closers []io.Closer
 	defer func() {
 		for _, c := range closers {
@@ -64,7 +69,26 @@ func Fingerprint(d *run.Detail, version int) (string, error) {
 			return "", err
 		}
 	}
+	task, err := r.Task(d)
+	if err != nil {
+		return "", err
+	}
+	if def := (testDef{task.Criteria, task.Input, task.Expected, task.Assertions}); def.Criteria != "" || def.Input != "" || def.Expected != "" || len(def.Assertions) > 0 {
+		b, err := json.Marshal(def)
+		if err != nil {
+			return "", err
+		}
+		test.Task = bytes.NewReader(b)
+	}
 	return feedback.FingerprintV2(answer, test, graders)
+}
+
+// testDef is the part of a run.Task a verdict depends on.
+type testDef struct {
+	Criteria   string          `json:"criteria,omitempty"`
+	Input      string          `json:"input,omitempty"`
+	Expected   string          `json:"expected,omitempty"`
+	Assertions []run.Assertion `json:"assertions,omitempty"`
 }
 
 // Who is who records a judgment.
@@ -77,10 +101,10 @@ type Who struct {
 // machine verdict it was given beside, the fingerprint of what was judged
 // (current encoding), and who gave it when. Identity fields are set when
 // the entry is put in an Index.
-func Stamp(d *run.Detail, answer feedback.Case, who Who, at time.Time) (feedback.Case, error) {
+func Stamp(r *run.Run, d *run.Detail, answer feedback.Case, who Who, at time.Time) (feedback.Case, error) {
 	e := answer
 	e.Automated = Snapshot(d.Case)
-	fp, err := Fingerprint(d, feedback.FingerprintVersion)
+	fp, err := Fingerprint(r, d, feedback.FingerprintVersion)
 	if err != nil {
 		return e, fmt.Errorf("cannot read what case %s shows: %w", d.Case.TestID, err)
 	}
@@ -123,14 +147,14 @@ func Quick(c *run.Case, e *feedback.Case) Freshness {
 
 // Verify recomputes the entry's fingerprint (in the entry's encoding) from
 // what case d shows now. An entry without a fingerprint is Unknown.
-func Verify(d *run.Detail, e *feedback.Case) (Freshness, error) {
+func Verify(r *run.Run, d *run.Detail, e *feedback.Case) (Freshness, error) {
 	if q := Quick(d.Case, e); q == Stale {
 		return Stale, nil
 	}
 	if e.Fingerprint == "" {
 		return Unknown, nil
 	}
-	fp, err := Fingerprint(d, max(e.FingerprintV, 1))
+	fp, err := Fingerprint(r, d, max(e.FingerprintV, 1))
 	if err != nil {
 		return Unknown, err
 	}

@@ -118,7 +118,8 @@ func (r *Run) Task(d *Detail) (*Task, error) {
 			t.Problems = append(t.Problems, *prob)
 		}
 	}
-	_, m, err := r.reread(d.Case)
+	var sk skimmer
+	_, m, err := r.reread(d.Case, &sk)
 	if err != nil {
 		return nil, err
 	}
