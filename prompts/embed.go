@@ -32,11 +32,14 @@ type Question struct {
 
 // Catalog is the parsed review.json.
 type Catalog struct {
-	Signals   []Choice            `json:"signals"`
-	Verdicts  []Choice            `json:"verdicts"`
-	Actions   []Choice            `json:"actions"`   // non-verdict answers to the verdict question (skip, quit)
-	Scopes    []Choice            `json:"scopes"`    // what to review: suspicious, failures, all, filter
-	Questions map[string]Question `json:"questions"` // keyed by question id
+	Signals  []Choice `json:"signals"`
+	Verdicts []Choice `json:"verdicts"`
+	Actions  []Choice `json:"actions"` // non-verdict answers to the verdict question (skip, quit)
+	Scopes   []Choice `json:"scopes"`  // what to review: suspicious, failures, all, filter
+	// TestDefects are the ways the test itself can be wrong (per_case
+	// test_defect), apart from the agent's verdict.
+	TestDefects []Choice            `json:"test_defects"`
+	Questions   map[string]Question `json:"questions"` // keyed by question id
 }
 
 var (

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -29,23 +30,55 @@ var Version = "0.1.0-dev"
 
 const prog = "agentv review"
 
-// Streams is the command's IO, a value so tests can replace it.
+// Streams is the command's IO and environment, a value so tests can
+// replace any of it: nothing in the app reads the clock, the environment
+// or the process's files but through it.
 type Streams struct {
-	In  *os.File
+	In  io.Reader // standard input (apply --from -)
 	Out io.Writer
 	Err io.Writer
-	// TTYOut is the terminal behind Out, nil when Out is not a terminal.
-	TTYOut *os.File
-	Getenv func(string) string
+	// TTYIn and TTYOut are the terminal behind In and Out, nil when they
+	// are not a terminal (the guided review needs both).
+	TTYIn, TTYOut *os.File
+	Getenv        func(string) string
+	// Now is the clock of recorded judgments and written files (nil: the
+	// system clock).
+	Now func() time.Time
+	// LockWait is how long set and apply wait for another writer of the
+	// same feedback file (0: DefaultLockWait).
+	LockWait time.Duration
 }
+
+// DefaultLockWait is how long set and apply wait for another writer: a
+// set or apply holds the lock for milliseconds, a guided review for its
+// whole session.
+const DefaultLockWait = 3 * time.Second
 
 // Std returns the process's streams.
 func Std() *Streams {
-	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}
+	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		s.TTYIn = os.Stdin
+	}
 	if term.IsTerminal(int(os.Stdout.Fd())) {
 		s.TTYOut = os.Stdout
 	}
 	return s
+}
+
+// now is the streams' clock.
+func (s *Streams) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+func (s *Streams) lockWait() time.Duration {
+	if s.LockWait <= 0 {
+		return DefaultLockWait
+	}
+	return s.LockWait
 }
 
 // Main runs the command line and returns the exit code.
@@ -84,11 +117,17 @@ func report(w io.Writer, err error) {
 // jsonError is what --json commands print on stdout when they fail before
 // printing their document, so scripts always get JSON.
 type jsonError struct {
-	Error struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Hint    string `json:"hint,omitempty"`
-	} `json:"error"`
+	Error jsonErrorBody `json:"error"`
+}
+
+type jsonErrorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func jsonErrorOf(err error) jsonErrorBody {
+	return jsonErrorBody{Code: clierr.Code(err), Message: err.Error(), Hint: clierr.HintOf(err)}
 }
 
 // countingWriter notes whether anything was written.
@@ -175,9 +214,7 @@ func act(s *Streams, fn action, min, max int, usage string) cli.ActionFunc {
 			err = clierr.Failure(err, err.Error(), "")
 		}
 		if c.Bool("json") && out.n == 0 {
-			var je jsonError
-			je.Error.Code, je.Error.Message, je.Error.Hint = clierr.Code(err), err.Error(), clierr.HintOf(err)
-			writeJSON(s.Out, je)
+			writeJSON(s.Out, jsonError{jsonErrorOf(err)})
 		}
 		return err
 	}

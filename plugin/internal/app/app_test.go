@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"agentv-review/plugin/internal/clierr"
 )
@@ -19,7 +20,10 @@ const corpus = "../../../testdata/agentv-4.42.4/runs"
 func runApp(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	s := &Streams{Out: &out, Err: &errOut, Getenv: func(string) string { return "" }}
+	s := &Streams{Out: &out, Err: &errOut, Getenv: func(string) string { return "" }, LockWait: 10 * time.Second}
+	if clock, ok := clocks.Load(t); ok {
+		s.Now = clock.(func() time.Time)
+	}
 	code := Main(append([]string{"agentv-review"}, args...), s)
 	return code, out.String(), errOut.String()
 }

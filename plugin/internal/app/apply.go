@@ -10,14 +10,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
-	"agentv-review/plugin/internal/review"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/prompts"
 )
@@ -27,12 +25,18 @@ func applyCommand(s *Streams) *cli.Command {
 		Name:      "apply",
 		Usage:     "record many judgments from a JSON or JSONL file (scripts, agents)",
 		ArgsUsage: "[run]",
-		Description: "--from FILE (or - for stdin) holds a feedback-shaped object with per_case, a JSON array of answers,\n" +
-			"or JSON Lines, one answer per line: {test_id, suite?, target?, variant?, verdict, signals?, notes?,\n" +
-			"evaluator_overrides?, workspace_notes?}. Every answer is checked first; if any is invalid nothing is written.",
+		Description: "--from FILE (or - for stdin) holds a feedback file (run_id, reviewer, overall_notes, per_case), a JSON\n" +
+			"array of answers, or JSON Lines, one answer per line: {test_id, suite?, target?, variant?, verdict, signals?,\n" +
+			"notes?, evaluator_overrides?, workspace_notes?, test_defect?}. Every answer is checked first and every problem\n" +
+			"reported; if any is invalid nothing is written. An answer marked reviewer_kind agent is recorded only with --agent.",
 		Flags: append(scriptedFlags(),
 			&cli.StringFlag{Name: "from", Usage: "answers `FILE`, or - for standard input", TakesFile: true}),
-		Action: act(s, applyAction, 0, 1, "[run]"),
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			if err := requireFlag(c, "from"); err != nil {
+				return err
+			}
+			return runApply(s, applyOptions{write: writeOptionsOf(c, args), From: c.String("from")})
+		}, 0, 1, "[run]"),
 	}
 }
 
@@ -42,15 +46,26 @@ func scriptedFlags() []cli.Flag {
 		jsonFlag,
 		outFlag,
 		&cli.StringFlag{Name: "reviewer", Usage: "reviewer `NAME` (default: $AGENTV_REVIEWER; with --agent \"agent\"; else git config user.name, login name)"},
-		&cli.BoolFlag{Name: "agent", Usage: "mark the judgments reviewer_kind agent (the guided review shows them as pre-filled answers)"},
+		&cli.BoolFlag{Name: "agent", Usage: "record the judgments as an agent's proposals (reviewer_kind agent): they count as proposed, not reviewed, until a human confirms them"},
 	}
 }
 
-// now is the clock of recorded judgments; tests replace it.
-var now = time.Now
+// writeOptions are the options set and apply share.
+type writeOptions struct {
+	Target, Out string
+	JSON        bool
+	Reviewer    string // --reviewer
+	Agent       bool   // --agent
+}
 
-// scriptedLockWait is how long set and apply wait for another writer.
-const scriptedLockWait = 3 * time.Second
+func writeOptionsOf(c *cli.Context, args []string) writeOptions {
+	return writeOptions{Target: argOr(args, 0), Out: c.String("out"), JSON: c.Bool("json"), Reviewer: c.String("reviewer"), Agent: c.Bool("agent")}
+}
+
+type applyOptions struct {
+	write writeOptions
+	From  string // a file, or - for s.In
+}
 
 // writeReport is the --json document of set and apply.
 type writeReport struct {
@@ -62,47 +77,55 @@ type writeReport struct {
 	Archived     *string `json:"archived"` // the previous version's path, null when there was none
 }
 
-func applyAction(s *Streams, c *cli.Context, args []string) error {
-	if err := requireFlag(c, "from"); err != nil {
-		return err
-	}
-	from := c.String("from")
-	data, name, err := readInput(s, from)
+// runApply checks every answer of o.From against the run and records them
+// all, or nothing when any is invalid.
+func runApply(s *Streams, o applyOptions) error {
+	data, name, err := readInput(s, o.From)
 	if err != nil {
 		return err
 	}
-	answers, err := parseAnswers(name, data)
-	if err != nil {
-		return err
-	}
+	in, problems := parseAnswers(name, data)
 	cat, err := prompts.Load()
 	if err != nil {
 		return err
 	}
-	st, err := openState(s, argOr(args, 0), c.String("out"))
+	st, err := openState(s, o.write.Target, o.write.Out)
 	if err != nil {
 		return err
 	}
+	who := scriptedReviewer(s, o.write)
+	if in.top != nil && in.top.RunID != "" && in.top.RunID != st.run.ID {
+		problems = append(problems, clierr.Input(name, in.top.line, "run_id",
+			fmt.Sprintf("the answers are for run %s, not %s", in.top.RunID, st.run.ID), "apply them to their own run, or remove run_id"))
+	}
 	var list []judged
-	var problems []*clierr.Error
 	seen := map[*run.Case]answer{}
-	for _, a := range answers {
-		cs, ps := checkAnswer(cat, st.run, a.Case)
+	for _, a := range in.answers {
+		cs, ps := record.Find(st.run, a.Case)
+		ps = append(ps, record.Check(cat, cs, a.Case)...)
 		if dup, ok := seen[cs]; ok && cs != nil {
-			ps = append(ps, problem{field: "test_id", msg: "the same case is judged " + dup.where(), hint: "give one answer per case"})
+			ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + dup.where(), Hint: "give one answer per case"})
+		}
+		if a.ReviewerKind == feedback.Agent && who.Kind != feedback.Agent {
+			ps = append(ps, record.Problem{Field: "reviewer_kind", Msg: "this answer is an agent's proposal",
+				Hint: "record it as a proposal with --agent; a human confirms it with the guided review or set"})
 		}
 		for _, p := range ps {
-			problems = append(problems, clierr.Input(name, a.line, a.path(p.field), p.msg, p.hint))
+			problems = append(problems, clierr.Input(name, a.line, a.path(p.Field), p.Msg, p.Hint))
 		}
 		if cs != nil {
 			seen[cs] = a
 			list = append(list, judgedCase(cs, a.Case))
 		}
 	}
-	if err := oneError(s, name, problems); err != nil {
+	if err := inputProblems(s, o.write.JSON, name, problems); err != nil {
 		return err
 	}
-	return record(s, c, st, list)
+	var notes *string
+	if in.top != nil && in.top.OverallNotes != nil {
+		notes = in.top.OverallNotes
+	}
+	return recordJudgments(s, o.write, st, list, notes)
 }
 
 // readInput reads --from: a file, or stdin for "-".
@@ -124,20 +147,46 @@ func readInput(s *Streams, from string) ([]byte, string, error) {
 	return data, "<stdin>", nil
 }
 
-// oneError reports the problems of an input: nil when none, the problem
-// itself when one, else each on stderr and a summary.
-func oneError(s *Streams, name string, problems []*clierr.Error) error {
-	switch len(problems) {
-	case 0:
+// problemsReport is the --json document of a set or apply that found
+// invalid answers: the error, and every problem with its place.
+type problemsReport struct {
+	Error    jsonErrorBody `json:"error"`
+	Problems []jsonProblem `json:"problems"`
+}
+
+type jsonProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// inputProblems reports every problem of an input: nil when none; else
+// each on stderr (and all in the --json document) and one error that says
+// nothing was written.
+func inputProblems(s *Streams, asJSON bool, name string, problems []*clierr.Error) error {
+	if len(problems) == 0 {
 		return nil
-	case 1:
-		problems[0].Msg += "; nothing was written"
-		return problems[0]
 	}
-	for _, p := range problems {
-		report(s.Err, p)
+	var err *clierr.Error
+	if len(problems) == 1 {
+		err = &clierr.Error{Code: problems[0].Code, File: problems[0].File, Line: problems[0].Line, Field: problems[0].Field,
+			Msg: problems[0].Msg + "; nothing was written", Hint: problems[0].Hint}
+	} else {
+		for _, p := range problems {
+			report(s.Err, p)
+		}
+		err = clierr.Input(name, 0, "", fmt.Sprintf("%d invalid answers; nothing was written", len(problems)), "fix them and apply the file again")
 	}
-	return clierr.Input(name, 0, "", fmt.Sprintf("%d invalid answers; nothing was written", len(problems)), "fix them and apply the file again")
+	if asJSON {
+		rep := problemsReport{Error: jsonErrorOf(err), Problems: make([]jsonProblem, len(problems))}
+		for i, p := range problems {
+			rep.Problems[i] = jsonProblem{File: p.File, Line: p.Line, Field: p.Field, Message: p.Msg, Hint: p.Hint}
+		}
+		writeJSON(s.Out, rep)
+	}
+	return err
 }
 
 // answer is one judgment read from an input, with where it was.
@@ -161,18 +210,40 @@ func (a answer) where() string {
 	return fmt.Sprintf("on line %d", a.line)
 }
 
-// answerFields are the fields an answer may hold; the other fields of a
-// feedback entry are derived when it is recorded and ignored here.
-var answerFields = "test_id, suite, target, variant, verdict, signals, notes, evaluator_overrides, workspace_notes"
+// answerFields are the fields an answer may hold. The other fields of a
+// feedback entry (automated, fingerprint, reviewed_at, reviewer, ...) are
+// recorded with every judgment: an answer may carry them, as a feedback
+// file does, but they are computed again, never taken from the input.
+var (
+	answerFields = "test_id, suite, target, variant, eval_path, verdict, signals, notes, evaluator_overrides, workspace_notes, test_defect"
+	// topFields are the top-level fields of a feedback file apply takes:
+	// run_id must be this run's, overall_notes is recorded, the others are
+	// written anew by every write.
+	topFields = []string{"run_id", "reviewer", "timestamp", "overall_notes", "per_case", "schema_version", "tool", "reviewer_kind", "scope", "run_path", "previous", "summary"}
+)
 
 const inputHint = "one answer object per line (JSONL), a JSON array of answers, or a feedback file with per_case"
 
+// input is what --from holds: the answers, and the top-level fields of a
+// feedback file (nil for an array or JSON Lines).
+type input struct {
+	top     *topLevel
+	answers []answer
+}
+
+type topLevel struct {
+	RunID        string  `json:"run_id"`
+	OverallNotes *string `json:"overall_notes"`
+	line         int
+}
+
 // parseAnswers reads JSON (a feedback-shaped object with per_case, an
-// array of answers, or one answer) or JSON Lines.
-func parseAnswers(name string, data []byte) ([]answer, error) {
+// array of answers, or one answer) or JSON Lines, and returns every
+// problem it finds, not only the first.
+func parseAnswers(name string, data []byte) (input, []*clierr.Error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, clierr.Input(name, 0, "", "no answers", inputHint)
+		return input{}, []*clierr.Error{clierr.Input(name, 0, "", "no answers", inputHint)}
 	}
 	if !json.Valid(data) {
 		return parseLines(name, data)
@@ -183,40 +254,69 @@ func parseAnswers(name string, data []byte) ([]answer, error) {
 	case '{':
 		var top map[string]json.RawMessage
 		if err := json.Unmarshal(data, &top); err != nil {
-			return nil, clierr.Input(name, 1, "", err.Error(), inputHint)
+			return input{}, []*clierr.Error{clierr.Input(name, 1, "", err.Error(), inputHint)}
 		}
-		if _, ok := top["per_case"]; ok {
-			return parseArray(name, data, "per_case")
+		if _, ok := top["per_case"]; !ok {
+			a, err := decodeAnswer(name, lineAt(data, 0), "", trimmed)
+			return input{answers: []answer{a}}, nonNil(err)
 		}
-		a, err := decodeAnswer(name, lineAt(data, 0), "", trimmed)
-		return []answer{a}, err
+		in, problems := parseArray(name, data, "per_case")
+		in.top = &topLevel{line: lineAt(data, 0)}
+		for _, k := range slices.Sorted(maps.Keys(top)) {
+			if !slices.Contains(topFields, k) {
+				problems = append(problems, clierr.Input(name, lineOfKey(data, k), k, "unknown top-level field: apply would drop it", "top-level fields: "+strings.Join(topFields, ", ")))
+			}
+		}
+		if err := json.Unmarshal(data, in.top); err != nil {
+			problems = append(problems, clierr.Input(name, in.top.line, "", "run_id and overall_notes must be strings", inputHint))
+		}
+		return in, problems
 	}
-	return nil, clierr.Input(name, 1, "", "expected an object or an array", inputHint)
+	return input{}, []*clierr.Error{clierr.Input(name, 1, "", "expected an object or an array", inputHint)}
+}
+
+func nonNil(err *clierr.Error) []*clierr.Error {
+	if err == nil {
+		return nil
+	}
+	return []*clierr.Error{err}
+}
+
+// lineOfKey is the line of the first occurrence of a top-level key.
+func lineOfKey(data []byte, key string) int {
+	q, _ := json.Marshal(key)
+	if i := bytes.Index(data, q); i >= 0 {
+		return lineAt(data, int64(i))
+	}
+	return 0
 }
 
 // parseLines reads JSON Lines; blank lines are skipped.
-func parseLines(name string, data []byte) ([]answer, error) {
-	var out []answer
+func parseLines(name string, data []byte) (input, []*clierr.Error) {
+	var in input
+	var problems []*clierr.Error
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
 		if !json.Valid(line) || line[0] != '{' {
-			return nil, clierr.Input(name, i+1, "", "not a JSON object", inputHint)
+			problems = append(problems, clierr.Input(name, i+1, "", "not a JSON object", inputHint))
+			continue
 		}
 		a, err := decodeAnswer(name, i+1, "", line)
 		if err != nil {
-			return nil, err
+			problems = append(problems, err)
+			continue
 		}
-		out = append(out, a)
+		in.answers = append(in.answers, a)
 	}
-	return out, nil
+	return in, problems
 }
 
 // parseArray reads the answers of a JSON array: the document itself, or
 // the array under the top-level key field.
-func parseArray(name string, data []byte, field string) ([]answer, error) {
+func parseArray(name string, data []byte, field string) (input, []*clierr.Error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if field != "" {
 		dec.Token() // {
@@ -230,9 +330,10 @@ func parseArray(name string, data []byte, field string) ([]answer, error) {
 		}
 	}
 	if tok, _ := dec.Token(); tok != json.Delim('[') {
-		return nil, clierr.Input(name, lineAt(data, dec.InputOffset()), field, "expected an array of answers", inputHint)
+		return input{}, []*clierr.Error{clierr.Input(name, lineAt(data, dec.InputOffset()), field, "expected an array of answers", inputHint)}
 	}
-	var out []answer
+	var in input
+	var problems []*clierr.Error
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
 		var raw json.RawMessage
@@ -243,11 +344,12 @@ func parseArray(name string, data []byte, field string) ([]answer, error) {
 		}
 		a, err := decodeAnswer(name, lineAt(data, start), prefix, raw)
 		if err != nil {
-			return nil, err
+			problems = append(problems, err)
+			continue
 		}
-		out = append(out, a)
+		in.answers = append(in.answers, a)
 	}
-	return out, nil
+	return in, problems
 }
 
 // lineAt is the 1-based line of the first value at or after off (skipping
@@ -259,7 +361,7 @@ func lineAt(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, error) {
+func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, *clierr.Error) {
 	a := answer{line: line, prefix: prefix}
 	if raw[0] != '{' {
 		return a, clierr.Input(name, line, prefix, "an answer must be a JSON object", inputHint)
@@ -273,95 +375,12 @@ func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, err
 	}
 	if len(a.Extra) > 0 {
 		k := slices.Sorted(maps.Keys(a.Extra))[0]
-		return a, clierr.Input(name, line, a.path(k), "unknown field", "fields: "+answerFields)
+		return a, clierr.Input(name, line, a.path(k), "unknown field: apply would drop it", "fields: "+answerFields)
+	}
+	if a.BlindVerdict != "" {
+		return a, clierr.Input(name, line, a.path("blind_verdict"), "only a blind-first guided review records blind_verdict", "remove it")
 	}
 	return a, nil
-}
-
-// problem is one invalid part of an answer.
-type problem struct {
-	field string // JSON field of the answer ("verdict", "signals.1", "evaluator_overrides.type:name")
-	flag  string // the set flag that gave it
-	msg   string
-	hint  string
-}
-
-// checkAnswer validates an answer against the run and the catalog, exactly
-// as the guided review constrains its answers. It returns the judged case,
-// nil when none matches.
-func checkAnswer(cat *prompts.Catalog, r *run.Run, a feedback.Case) (*run.Case, []problem) {
-	cs, ps := matchCase(r, a)
-	return cs, append(ps, checkJudgment(cat, cs, a)...)
-}
-
-func matchCase(r *run.Run, a feedback.Case) (*run.Case, []problem) {
-	if a.TestID == "" {
-		return nil, []problem{{field: "test_id", msg: "missing", hint: "each answer needs test_id and verdict"}}
-	}
-	i, candidates := caseid.Match(r.CaseIDs(), a.ID())
-	if i >= 0 {
-		return r.Cases[i], nil
-	}
-	if len(candidates) == 0 {
-		return nil, []problem{{field: "test_id", msg: fmt.Sprintf("no case %q in run %s", caseid.Full(a.ID()), r.ID),
-			hint: "list the run's cases with '" + prog + " list " + r.Dir + "'"}}
-	}
-	refs := make([]string, len(candidates))
-	for k, j := range candidates {
-		refs[k] = r.Ref(r.Cases[j])
-	}
-	return nil, []problem{{field: "test_id", msg: fmt.Sprintf("%q could be %d cases (%s)", caseid.Full(a.ID()), len(candidates), strings.Join(refs, ", ")),
-		hint: "add suite, target or variant to name one"}}
-}
-
-// checkJudgment checks verdict, signals and grader overrides; cs may be nil
-// (then overrides are not checked).
-func checkJudgment(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []problem {
-	var ps []problem
-	verdicts := prompts.IDs(cat.Verdicts)
-	switch {
-	case a.Verdict == "":
-		ps = append(ps, problem{field: "verdict", flag: "--verdict", msg: "missing", hint: "verdicts: " + strings.Join(verdicts, ", ")})
-	case !slices.Contains(verdicts, a.Verdict):
-		ps = append(ps, problem{field: "verdict", flag: "--verdict", msg: fmt.Sprintf("unknown verdict %q", a.Verdict), hint: "verdicts: " + strings.Join(verdicts, ", ")})
-	}
-	signals := prompts.IDs(cat.Signals)
-	for i, sig := range a.Signals {
-		field := fmt.Sprintf("signals.%d", i)
-		switch {
-		case !slices.Contains(signals, sig):
-			ps = append(ps, problem{field: field, flag: "--signal", msg: fmt.Sprintf("unknown signal %q", sig), hint: "signals: " + strings.Join(signals, ", ")})
-		case slices.Index(a.Signals, sig) < i:
-			ps = append(ps, problem{field: field, flag: "--signal", msg: fmt.Sprintf("signal %q given twice", sig), hint: "give each signal once"})
-		}
-	}
-	if cs == nil {
-		return ps
-	}
-	keys := graderKeys(cs)
-	for _, k := range slices.Sorted(maps.Keys(a.EvaluatorOverrides)) {
-		if slices.Contains(keys, k) {
-			continue
-		}
-		hint := "this case has no graders"
-		if len(keys) > 0 {
-			hint = "its graders: " + strings.Join(keys, ", ")
-		}
-		ps = append(ps, problem{field: "evaluator_overrides." + k, flag: "--override",
-			msg: fmt.Sprintf("no grader %q in case %s", k, cs.TestID), hint: hint})
-	}
-	return ps
-}
-
-// graderKeys are the distinct "type:name" keys of a case's graders.
-func graderKeys(cs *run.Case) []string {
-	var keys []string
-	for _, g := range cs.Graders {
-		if k := g.Key(); !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 // judged is a validated answer bound to its case.
@@ -373,54 +392,53 @@ type judged struct {
 // judgedCase keeps the answer's own fields; recording names the case exactly.
 func judgedCase(c *run.Case, a feedback.Case) judged {
 	return judged{c: c, entry: feedback.Case{
-		Verdict: a.Verdict, Signals: a.Signals, Notes: a.Notes,
+		Verdict: a.Verdict, Signals: a.Signals, Notes: a.Notes, TestDefect: a.TestDefect,
 		EvaluatorOverrides: a.EvaluatorOverrides, WorkspaceNotes: a.WorkspaceNotes,
 	}}
 }
 
 // scriptedReviewer resolves who records the judgments: --reviewer,
 // $AGENTV_REVIEWER, "agent" for --agent, else git's user.name or the login.
-func scriptedReviewer(s *Streams, c *cli.Context) (name, kind string) {
-	kind = feedback.Human
-	if c.Bool("agent") {
-		kind = feedback.Agent
+func scriptedReviewer(s *Streams, o writeOptions) record.Who {
+	who := record.Who{Kind: feedback.Human}
+	if o.Agent {
+		who.Kind = feedback.Agent
 	}
-	for _, n := range []string{c.String("reviewer"), s.Getenv("AGENTV_REVIEWER")} {
+	for _, n := range []string{o.Reviewer, s.Getenv("AGENTV_REVIEWER")} {
 		if n = strings.TrimSpace(n); n != "" {
-			return n, kind
+			who.Reviewer = n
+			return who
 		}
 	}
-	if kind == feedback.Agent {
-		return "agent", kind
+	if o.Agent {
+		who.Reviewer = "agent"
+		return who
 	}
-	name, _ = reviewerName(c)
-	return name, kind
+	who.Reviewer, _ = s.reviewerName("")
+	return who
 }
 
-// record writes judgments into the run's feedback through the same path as
-// the guided review: under the lock, the current file (of any shape) is
-// archived into the history folder and the new version written atomically
-// with previous pointing at it.
-func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
-	name, kind := scriptedReviewer(s, c)
-	at := now()
-	stamp := feedback.FormatTime(at)
-	for i := range entries {
-		e := &entries[i].entry
-		e.Automated = review.Snapshot(entries[i].c)
-		d, err := st.run.Detail(entries[i].c)
+// recordJudgments writes judgments into the run's feedback through the
+// one write path (feedback.Commit), as the guided review does: under the
+// lock, the current file (of any shape) is archived into the history
+// folder and the new version written atomically with previous pointing at
+// it. notes, when not nil, replaces the file's overall_notes.
+func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged, notes *string) error {
+	who := scriptedReviewer(s, o)
+	at := s.now()
+	bound := make([]feedback.Bound, len(entries))
+	for i, e := range entries {
+		d, err := st.run.Detail(e.c)
 		if err != nil {
 			return err
 		}
-		if e.Fingerprint, err = review.Fingerprint(d, e.Automated.Graders); err != nil {
-			return clierr.Failure(err, "cannot read the answer of "+st.run.Ref(entries[i].c)+": "+clierr.Cause(err), "")
+		seen, err := record.See(st.run, d)
+		if err != nil {
+			return clierr.Failure(err, err.Error(), "")
 		}
-		e.ReviewedAt, e.Reviewer, e.ReviewerKind = stamp, name, kind
+		bound[i] = feedback.Bound{Case: int(e.c.Index), Entry: record.Stamp(seen, e.entry, who, at)}
 	}
-
-	// Another set or apply holds the lock for milliseconds: wait for it; a
-	// guided review holds it for its whole session: refuse after the wait.
-	release, err := feedback.LockWait(st.paths, scriptedLockWait)
+	release, err := feedback.LockWait(st.paths, s.lockWait())
 	if err != nil {
 		return err
 	}
@@ -431,30 +449,35 @@ func record(s *Streams, c *cli.Context, st *runState, entries []judged) error {
 		return err
 	}
 	commit := feedback.Commit{
-		Paths: st.paths, Cases: st.run.CaseIDs(), RunID: st.run.ID, Base: base, Skipped: -1,
+		Paths: st.paths, Cases: st.run.CaseIDs(), RunID: st.run.ID, Base: base, Entries: bound, Skipped: -1,
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version}, Now: at,
-	}
-	if base == nil {
-		commit.Top = func(f *feedback.File) { f.Reviewer, f.ReviewerKind = name, kind }
-	}
-	for _, e := range entries {
-		commit.Entries = append(commit.Entries, feedback.Bound{Case: int(e.c.Index), Entry: e.entry})
+		Top: func(f *feedback.File) {
+			if base == nil {
+				f.Reviewer, f.ReviewerKind = who.Reviewer, who.Kind
+			}
+			if notes != nil {
+				f.OverallNotes = *notes
+			}
+		},
 	}
 	f, archived, err := commit.Write()
 	if err != nil {
 		return err
 	}
-	rep := writeReport{Path: st.paths.Feedback, RunID: f.RunID, Entries: len(entries), Reviewer: name, ReviewerKind: kind}
+	rep := writeReport{Path: st.paths.Feedback, RunID: f.RunID, Entries: len(entries), Reviewer: who.Reviewer, ReviewerKind: who.Kind}
 	if archived != "" {
 		rep.Archived = &archived
 	}
 	if st.draft != nil {
 		printf(s.Err, "%s: note: an unfinished guided review (%s) is not changed; its answers win when it is resumed\n", prog, st.paths.Draft)
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		return writeJSON(s.Out, rep)
 	}
-	printf(s.Out, "recorded %d judgment(s) by %s (%s) in %s\n", rep.Entries, name, kind, rep.Path)
+	printf(s.Out, "recorded %d judgment(s) by %s (%s) in %s\n", rep.Entries, who.Reviewer, who.Kind, rep.Path)
+	if who.Kind == feedback.Agent {
+		printf(s.Out, "they are proposals until a human confirms them: %s %s\n", prog, st.run.Dir)
+	}
 	if archived != "" {
 		printf(s.Out, "the previous version is kept as %s\n", archived)
 	}

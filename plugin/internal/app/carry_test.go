@@ -2,7 +2,9 @@ package app
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +17,14 @@ import (
 // every other question, writes the file, and records what it was offered.
 type carryAsker struct{ offered []string }
 
-func (a *carryAsker) Select(_ string, _ []string, def int, _ string) (int, error) { return def, nil }
+// Select takes the default; where there is none (a suspicious case's
+// verdict), verdict 1, acceptable.
+func (a *carryAsker) Select(_ string, options []string, def int, _ string) (int, error) {
+	if strings.HasPrefix(options[def], "(") {
+		return slices.IndexFunc(options, func(o string) bool { return strings.HasPrefix(o, "1. ") }), nil
+	}
+	return def, nil
+}
 func (a *carryAsker) MultiSelect(_ string, _ []string, defs []int, _ string) ([]int, error) {
 	return defs, nil
 }
@@ -53,6 +62,11 @@ func TestCarryForwardAcrossIterations(t *testing.T) {
 			map[string]string{"it-regressed": "P P F", "it-error-then-recovered": "P E P"}},
 	} {
 		dir := filepath.Join(root, iterationRuns[tt.run].id)
+		// This run is reviewed for the first time: only earlier runs have
+		// verdicts (a run's own current verdict would be pre-filled instead).
+		if err := os.Remove(filepath.Join(dir, "feedback.json")); err != nil {
+			t.Fatal(err)
+		}
 		var errOut bytes.Buffer
 		st, err := openState(&Streams{Err: &errOut}, dir, "")
 		if err != nil {

@@ -2,14 +2,12 @@ package app
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -67,7 +65,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	if err != nil {
 		return err
 	}
-	name, fixed := reviewerName(c)
+	name, fixed := s.reviewerName(c.String("reviewer"))
 	width, height := 100, 40
 	if w, h, err := term.GetSize(int(s.TTYOut.Fd())); err == nil {
 		width, height = max(w, 40), max(h, 20)
@@ -76,9 +74,9 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		Run: st.run, Paths: st.paths, Existing: st.feedback, Legacy: st.legacy, Draft: st.draft,
 		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlier),
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
-		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: time.Now, Catalog: cat,
+		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version},
-	}, prompt.New(s.In, s.TTYOut, s.Err))
+	}, prompt.New(s.TTYIn, s.TTYOut, s.Err))
 	if err != nil {
 		return err
 	}
@@ -91,7 +89,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 // needTerminal fails fast, pointing at the scriptable commands, when the
 // guided review cannot prompt.
 func needTerminal(s *Streams) error {
-	if s.TTYOut == nil || !prompt.CanPrompt(s.In, s.TTYOut) {
+	if s.TTYIn == nil || s.TTYOut == nil || !prompt.CanPrompt(s.TTYIn, s.TTYOut) {
 		return clierr.Usage("the guided review needs a terminal",
 			"in scripts and CI use the non-interactive commands: status, list, show, set, apply (see '"+prog+" --help')")
 	}
@@ -100,8 +98,8 @@ func needTerminal(s *Streams) error {
 
 // reviewerName resolves the reviewer: --reviewer / $AGENTV_REVIEWER (fixed,
 // not asked), else git's user.name, else the login name (confirmed once).
-func reviewerName(c *cli.Context) (name string, fixed bool) {
-	if n := strings.TrimSpace(c.String("reviewer")); n != "" {
+func (s *Streams) reviewerName(flag string) (name string, fixed bool) {
+	if n := strings.TrimSpace(flag); n != "" {
 		return n, true
 	}
 	if out, err := exec.Command("git", "config", "user.name").Output(); err == nil {
@@ -112,7 +110,7 @@ func reviewerName(c *cli.Context) (name string, fixed bool) {
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		return u.Username, false
 	}
-	return os.Getenv("USER"), false
+	return s.Getenv("USER"), false
 }
 
 // pager shows sanitised text in $PAGER (default less), with the terminal

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -56,12 +57,16 @@ func copyIterations(t *testing.T) string {
 	return root
 }
 
-// fixClock makes recorded judgments carry fixed times.
+// clocks holds the clock fixClock gave a test (runApp passes it in the
+// test's Streams), so tests can run in parallel with their own clocks.
+var clocks sync.Map // *testing.T → func() time.Time
+
+// fixClock makes the judgments t records carry fixed times, a minute apart.
 func fixClock(t *testing.T) {
 	t.Helper()
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	now = func() time.Time { at = at.Add(time.Minute); return at }
-	t.Cleanup(func() { now = time.Now })
+	clocks.Store(t, func() time.Time { at = at.Add(time.Minute); return at })
+	t.Cleanup(func() { clocks.Delete(t) })
 }
 
 func writeFile(t *testing.T, path, content string) string {

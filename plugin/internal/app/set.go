@@ -7,6 +7,7 @@ import (
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/prompts"
 )
@@ -25,8 +26,21 @@ func setCommand(s *Streams) *cli.Command {
 			&cli.StringFlag{Name: "note", Usage: "the case's notes (`TEXT`)"},
 			&cli.GenericFlag{Name: "override", Usage: "a note on one grader, `TYPE:NAME=TEXT`; repeatable", Value: &repeated{}},
 			&cli.StringFlag{Name: "workspace-note", Usage: "the case's workspace notes (`TEXT`)"},
+			&cli.StringFlag{Name: "test-defect", Usage: "the test itself is defective (`KIND`): " + strings.Join(testDefectIDs(), ", ")},
 		),
-		Action: act(s, setAction, 1, 2, "[run] <case>"),
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			if err := requireFlag(c, "verdict"); err != nil {
+				return err
+			}
+			o := setOptions{write: writeOptionsOf(c, nil), Ref: args[len(args)-1], Answer: feedback.Case{
+				Verdict: c.String("verdict"), Signals: *c.Generic("signal").(*repeated),
+				Notes: c.String("note"), WorkspaceNotes: c.String("workspace-note"), TestDefect: c.String("test-defect"),
+			}, Overrides: *c.Generic("override").(*repeated)}
+			if len(args) == 2 {
+				o.write.Target = args[0]
+			}
+			return runSet(s, o)
+		}, 1, 2, "[run] <case>"),
 	}
 }
 
@@ -37,27 +51,33 @@ type repeated []string
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 func (r *repeated) String() string     { return strings.Join(*r, ", ") }
 
-func setAction(s *Streams, c *cli.Context, args []string) error {
-	if err := requireFlag(c, "verdict"); err != nil {
-		return err
-	}
+// setOptions is one judgment given on the command line.
+type setOptions struct {
+	write     writeOptions
+	Ref       string        // the case
+	Answer    feedback.Case // verdict, signals, notes, workspace notes, test defect
+	Overrides []string      // TYPE:NAME=TEXT
+}
+
+func runSet(s *Streams, o setOptions) error {
 	cat, err := prompts.Load()
 	if err != nil {
 		return err
 	}
-	st, cs, err := openCase(s, args, c.String("out"))
+	st, err := openState(s, o.write.Target, o.write.Out)
 	if err != nil {
 		return err
 	}
-	a := feedback.Case{
-		TestID: cs.TestID, Verdict: c.String("verdict"), Signals: *c.Generic("signal").(*repeated),
-		Notes: c.String("note"), WorkspaceNotes: c.String("workspace-note"),
+	cs, err := st.run.Find(o.Ref)
+	if err != nil {
+		return err
 	}
-	a.EvaluatorOverrides = parseOverrides(cs, *c.Generic("override").(*repeated))
-	if ps := checkJudgment(cat, cs, a); len(ps) > 0 {
-		return clierr.Usage(ps[0].flag+": "+ps[0].msg, ps[0].hint)
+	a := o.Answer
+	a.EvaluatorOverrides = parseOverrides(cs, o.Overrides)
+	if ps := record.Check(cat, cs, a); len(ps) > 0 {
+		return clierr.Usage(ps[0].Flag+": "+ps[0].Msg, ps[0].Hint)
 	}
-	return record(s, c, st, []judged{judgedCase(cs, a)})
+	return recordJudgments(s, o.write, st, []judged{judgedCase(cs, a)}, nil)
 }
 
 // parseOverrides reads TYPE:NAME=TEXT values. The key is the longest of
@@ -70,7 +90,7 @@ func parseOverrides(cs *run.Case, values []string) map[string]string {
 	out := map[string]string{}
 	for _, v := range values {
 		key, text, _ := strings.Cut(v, "=")
-		for _, k := range graderKeys(cs) {
+		for _, k := range record.GraderKeys(cs) {
 			if strings.HasPrefix(v, k+"=") && len(k) > len(key) {
 				key, text = k, v[len(k)+1:]
 			}
@@ -78,4 +98,13 @@ func parseOverrides(cs *run.Case, values []string) map[string]string {
 		out[key] = text
 	}
 	return out
+}
+
+// testDefectIDs are the test_defect kinds of the catalog.
+func testDefectIDs() []string {
+	cat, err := prompts.Load()
+	if err != nil {
+		return nil // a broken build; the tests of package prompts fail
+	}
+	return prompts.IDs(cat.TestDefects)
 }

@@ -147,6 +147,12 @@ func TestSchemaEnumsMatchCatalog(t *testing.T) {
 	if got, want := enum(t, child(t, root, cs, "properties", "signals", "items")), prompts.IDs(c.Signals); !slices.Equal(got, want) {
 		t.Errorf("schema signals enum = %v, prompts/review.json signals = %v", got, want)
 	}
+	if got, want := enum(t, child(t, root, cs, "properties", "test_defect")), prompts.IDs(c.TestDefects); !slices.Equal(got, want) {
+		t.Errorf("schema test_defect enum = %v, prompts/review.json test_defects = %v", got, want)
+	}
+	if got, want := enum(t, child(t, root, cs, "properties", "blind_verdict")), prompts.IDs(c.Verdicts); !slices.Equal(got, want) {
+		t.Errorf("schema blind_verdict enum = %v, prompts/review.json verdicts = %v", got, want)
+	}
 }
 
 func TestDocsNameEverySignalAndVerdict(t *testing.T) {

@@ -33,6 +33,10 @@ type Options struct {
 	// Color colours the diff. Only the caller knows whether it may: set it
 	// from ColorAllowed, never by default.
 	Color bool
+	// Blind hides the machine's verdict — outcome, score, why the case is
+	// here, grader results, checks and sample results — for a blind-first
+	// review; RenderVerdicts shows it once the reviewer has committed.
+	Blind bool
 }
 
 // ColorAllowed is whether colour may be used on an output that is (or is
@@ -66,6 +70,49 @@ func (ev *Evidence) Render(w io.Writer, opt Options) (answerCut bool) {
 	}
 	p.rule(title)
 
+	if opt.Blind {
+		p.field("outcome", "hidden until you commit a verdict (blind-first review)")
+		if ev.Suite != "" {
+			p.field("suite", termtext.SanitizeLine(ev.Suite))
+		}
+		p.task(ev.Task, true)
+	} else {
+		p.machine(ev)
+	}
+	p.transcript(ev.Trace, opt)
+	p.diff(ev.Diff, opt)
+	label := "input"
+	if ev.Input.From != "" {
+		label = "input (from the " + ev.Input.From + ")"
+	}
+	p.text(label, ev.Input, opt.InputLines, "")
+	answerCut = p.text("answer", ev.Answer, opt.AnswerLines, opt.PagerHint)
+	if ev.WorkspacePath != "" {
+		p.field("workspace", termtext.SanitizeLine(ev.WorkspacePath))
+	}
+	for _, pr := range ev.Problems {
+		p.field("missing", termtext.SanitizeLine(problemText(pr)))
+	}
+	for _, w := range ev.Warnings {
+		p.field("note", termtext.SanitizeLine(w.Msg))
+	}
+	return answerCut
+}
+
+// RenderVerdicts writes the machine's verdict alone: what a blind-first
+// review hid until the reviewer committed.
+func (ev *Evidence) RenderVerdicts(w io.Writer, opt Options) {
+	if opt.Width <= 0 {
+		opt.Width = 100
+	}
+	p := &printer{w: w, width: opt.Width}
+	p.rule("revealed: the machine's verdict")
+	p.machine(ev)
+}
+
+// machine writes the outcome, why the case is here, the error, the test's
+// configuration beside the graders, the checks and the samples.
+func (p *printer) machine(ev *Evidence) {
 	line := fmt.Sprintf("%s  score %s", strings.ToUpper(string(ev.Outcome)), triage.FormatScore(ev.Score))
 	if ev.Suite != "" {
 		line += "  suite " + termtext.SanitizeLine(ev.Suite)
@@ -110,24 +157,6 @@ func (ev *Evidence) Render(w io.Writer, opt Options) (answerCut bool) {
 			p.wrapped(1, fmt.Sprintf("%s %s %s", mark(s.Pass), termtext.SanitizeLine(s.Label), fmtScorePtr(s.Score)))
 		}
 	}
-	p.transcript(ev.Trace, opt)
-	p.diff(ev.Diff, opt)
-	label := "input"
-	if ev.Input.From != "" {
-		label = "input (from the " + ev.Input.From + ")"
-	}
-	p.text(label, ev.Input, opt.InputLines, "")
-	answerCut = p.text("answer", ev.Answer, opt.AnswerLines, opt.PagerHint)
-	if ev.WorkspacePath != "" {
-		p.field("workspace", termtext.SanitizeLine(ev.WorkspacePath))
-	}
-	for _, pr := range ev.Problems {
-		p.field("missing", termtext.SanitizeLine(problemText(pr)))
-	}
-	for _, w := range ev.Warnings {
-		p.field("note", termtext.SanitizeLine(w.Msg))
-	}
-	return answerCut
 }
 
 func problemText(p run.FileProblem) string {

@@ -33,10 +33,6 @@ const (
 	Flaky            = "flaky"
 )
 
-// TestDefects are the ways a reviewer can find the test itself wrong
-// (per_case test_defect), apart from the agent's verdict.
-var TestDefects = []string{"bad_expected_output", "ambiguous_input", "non_discriminating_assertion", "grader_config_error"}
-
 // Reviewer kinds.
 const (
 	Human = "human"
@@ -105,7 +101,7 @@ type Case struct {
 	CarriedFrom   *CarriedFrom   `json:"carried_from,omitempty"`
 	FlakyEvidence *FlakyEvidence `json:"flaky_evidence,omitempty"`
 	Stale         bool           `json:"stale,omitempty"`
-	TestDefect    string         `json:"test_defect,omitempty"`   // one of TestDefects
+	TestDefect    string         `json:"test_defect,omitempty"`   // a test_defects id of prompts/review.json
 	BlindVerdict  string         `json:"blind_verdict,omitempty"` // blind-first: the verdict before the machine's was revealed
 
 	// Extra holds fields of the entry this package does not know, verbatim.

@@ -97,20 +97,32 @@ type Who struct {
 	Kind     string // feedback.Human or feedback.Agent
 }
 
-// Stamp completes an answer about case d into the entry to record: the
-// machine verdict it was given beside, the fingerprint of what was judged
-// (current encoding), and who gave it when. Identity fields are set when
-// the entry is put in an Index.
-func Stamp(r *run.Run, d *run.Detail, answer feedback.Case, who Who, at time.Time) (feedback.Case, error) {
-	e := answer
-	e.Automated = Snapshot(d.Case)
+// Seen is what a reviewer is shown of a case: the machine verdict and the
+// fingerprint (current encoding) of the answer, grader results and test.
+// It is taken when the case is shown, so the verdict is bound to what was
+// on screen even if the run changes before the answer is given.
+type Seen struct {
+	Automated   *feedback.Automated
+	Fingerprint string
+}
+
+// See reads what case d of r shows now.
+func See(r *run.Run, d *run.Detail) (Seen, error) {
 	fp, err := Fingerprint(r, d, feedback.FingerprintVersion)
 	if err != nil {
-		return e, fmt.Errorf("cannot read what case %s shows: %w", d.Case.TestID, err)
+		return Seen{}, fmt.Errorf("cannot read what case %s shows: %w", d.Case.TestID, err)
 	}
-	e.Fingerprint, e.FingerprintV = fp, feedback.FingerprintVersion
+	return Seen{Automated: Snapshot(d.Case), Fingerprint: fp}, nil
+}
+
+// Stamp completes an answer about a case into the entry to record: the
+// machine verdict and fingerprint of what was seen, and who gave it when.
+// Identity fields are set when the entry is put in an Index.
+func Stamp(seen Seen, answer feedback.Case, who Who, at time.Time) feedback.Case {
+	e := answer
+	e.Automated, e.Fingerprint, e.FingerprintV = seen.Automated, seen.Fingerprint, feedback.FingerprintVersion
 	e.ReviewedAt, e.Reviewer, e.ReviewerKind = feedback.FormatTime(at), who.Reviewer, who.Kind
-	return e, nil
+	return e
 }
 
 // Freshness says whether a recorded entry still applies to its case.
@@ -145,18 +157,22 @@ func Quick(c *run.Case, e *feedback.Case) Freshness {
 	return Current
 }
 
-// Verify recomputes the entry's fingerprint (in the entry's encoding) from
-// what case d shows now. An entry without a fingerprint is Unknown.
-func Verify(r *run.Run, d *run.Detail, e *feedback.Case) (Freshness, error) {
+// Verify compares the entry's fingerprint (in the entry's encoding) with
+// what case d shows now (seen, in the current encoding). An entry without
+// a fingerprint is Unknown.
+func Verify(r *run.Run, d *run.Detail, seen Seen, e *feedback.Case) (Freshness, error) {
 	if q := Quick(d.Case, e); q == Stale {
 		return Stale, nil
 	}
 	if e.Fingerprint == "" {
 		return Unknown, nil
 	}
-	fp, err := Fingerprint(r, d, max(e.FingerprintV, 1))
-	if err != nil {
-		return Unknown, err
+	fp := seen.Fingerprint
+	if v := max(e.FingerprintV, 1); v != feedback.FingerprintVersion {
+		var err error
+		if fp, err = Fingerprint(r, d, v); err != nil {
+			return Unknown, err
+		}
 	}
 	if fp != e.Fingerprint {
 		return Stale, nil
@@ -218,6 +234,9 @@ func Check(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []Problem {
 		case slices.Index(a.Signals, sig) < i:
 			ps = append(ps, Problem{Field: field, Flag: "--signal", Msg: fmt.Sprintf("signal %q given twice", sig), Hint: "give each signal once"})
 		}
+	}
+	if defects := prompts.IDs(cat.TestDefects); a.TestDefect != "" && !slices.Contains(defects, a.TestDefect) {
+		ps = append(ps, Problem{Field: "test_defect", Flag: "--test-defect", Msg: fmt.Sprintf("unknown test defect %q", a.TestDefect), Hint: "test defects: " + strings.Join(defects, ", ")})
 	}
 	if cs == nil {
 		return ps

@@ -2,13 +2,13 @@ package review
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
 
 	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
 	"agentv-review/plugin/internal/triage"
@@ -20,53 +20,81 @@ type PriorVerdict struct {
 	Case  feedback.Case
 }
 
-// graderSignals are the signals that point at a grader.
-var graderSignals = []string{"false_positive", "false_negative", "grader_miscalibration"}
+// graderSignals are the signals that point at a grader: for each, the
+// reviewer is offered a note per grader (evaluator_overrides).
+var graderSignals = []string{"score_behavior_mismatch", "false_positive", "false_negative", "grader_miscalibration"}
 
 // reviewCase shows one case and records the reviewer's judgment. done is
 // true when the reviewer chose to save and quit.
+//
+// Defaults never decide for the reviewer: on a suspicious case (the triage
+// marks it, or an earlier verdict of it is stale or no longer applies) no
+// verdict is pre-selected and Enter alone records nothing; on a clean pass
+// Enter accepts the machine's outcome (or the verdict recorded for the
+// same output). A stale verdict is shown, never pre-selected.
 func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	c := it.Case
 	d, err := s.Run.Detail(c)
 	if err != nil {
 		return false, err
 	}
-	entry := feedback.Case{Automated: Snapshot(c)}
-	if entry.Fingerprint, err = Fingerprint(d, entry.Automated.Graders); err != nil {
+	ev, err := evidence.Collect(s.Run, d, it, evidence.CollectOptions{})
+	if err != nil {
 		return false, err
 	}
-	earlier := s.earlier(c)
+	seen, err := record.See(s.Run, d)
+	if err != nil {
+		return false, err
+	}
+	recorded := s.existing.Entry(int(c.Index))
+	recordedFresh := record.Unknown
+	if recorded != nil {
+		if recordedFresh, err = record.Verify(s.Run, d, seen, recorded); err != nil {
+			return false, err
+		}
+	}
 	prior, hasPrior := s.prior(c)
-	same := hasPrior && prior.Case.Fingerprint != "" && prior.Case.Fingerprint == entry.Fingerprint
+	priorFresh := record.Unknown
+	if hasPrior {
+		if priorFresh, err = record.Verify(s.Run, d, seen, &prior.Case); err != nil {
+			return false, err
+		}
+	}
+	suspicious := it.Suspicious() || recordedFresh == record.Stale || (hasPrior && priorFresh != record.Current)
 
 	s.say("\n")
-	cut := evidence.Render(s.Out, d, it, evidence.Options{
+	opt := evidence.Options{
 		Width: s.Width, AnswerLines: max(6, s.Height/3), InputLines: 4,
 		Heading:   fmt.Sprintf("case %d of %d", pos+1, len(s.items)),
-		PagerHint: "choose 'Read the whole answer'",
-	})
+		PagerHint: "choose 'Read the whole answer'", Color: s.Color, Blind: s.Blind,
+	}
+	cut := ev.Render(s.Out, opt)
 	var runs string
 	if s.RunsPattern != nil {
-		if runs = s.RunsPattern(c); strings.Contains(runs, " ") {
+		if runs = s.RunsPattern(c); strings.Contains(runs, " ") && !s.Blind {
 			s.say("runs      %s (oldest first, this run last)\n", runs)
 		}
 	}
-	if hasPrior {
-		state := "same output"
-		if !same {
-			state = "output changed since: stale"
+	if hasPrior && !s.Blind {
+		state := "same output and test"
+		if priorFresh != record.Current {
+			state = "output or test changed since: stale"
 		}
-		s.say("earlier   run %s: %s (%s)\n", termtext.SanitizeLine(prior.RunID), prior.Case.Verdict, state)
+		s.say("earlier   run %s: %s (%s)\n", termtext.SanitizeLine(prior.RunID), termtext.SanitizeLine(prior.Case.Verdict), state)
 		if prior.Case.Notes != "" {
 			s.say("          %s\n", termtext.SanitizeLine(prior.Case.Notes))
 		}
 	}
-	if j := s.existing.Entry(int(c.Index)); j != nil {
-		who := termtext.SanitizeLine(j.Reviewer)
-		if j.ReviewerKind == feedback.Agent {
-			who += " (agent: confirm or correct it)"
+	if recorded != nil && !s.Blind {
+		who := termtext.SanitizeLine(recorded.Reviewer)
+		if recorded.ReviewerKind == feedback.Agent {
+			who += " (an agent's proposal: confirm or correct it)"
 		}
-		s.say("recorded  %s by %s, pre-filled below\n", termtext.SanitizeLine(j.Verdict), who)
+		state := "pre-filled below"
+		if recordedFresh == record.Stale {
+			state = "STALE: the output or the test changed since; judge it again"
+		}
+		s.say("recorded  %s by %s, %s\n", termtext.SanitizeLine(recorded.Verdict), who, state)
 	}
 	for _, n := range s.Legacy {
 		if n.TestID == c.TestID {
@@ -74,23 +102,54 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		}
 	}
 
-	if same {
-		q := s.Catalog.Q("carry_forward")
-		keep, err := s.ask.Confirm(fmt.Sprintf(q.Message, prior.RunID)+" ("+prior.Case.Verdict+")", true, q.Help)
-		if err != nil {
-			return false, err
-		}
-		if keep { // this run's case and snapshot, the earlier judgment
-			p := prior.Case
-			entry.Verdict, entry.Notes, entry.Signals = p.Verdict, p.Notes, p.Signals
-			entry.EvaluatorOverrides, entry.WorkspaceNotes, entry.FlakyEvidence = p.EvaluatorOverrides, p.WorkspaceNotes, p.FlakyEvidence
-			entry.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: p.ReviewedAt, Reviewer: p.Reviewer}
-			return false, s.record(c, entry)
+	// The judgment to pre-fill: this run's recorded one, else an earlier
+	// run's — never a stale one.
+	var earlier *feedback.Case
+	switch {
+	case recorded != nil && recordedFresh != record.Stale:
+		earlier = recorded
+	case recorded == nil && hasPrior && priorFresh == record.Current:
+		earlier = &prior.Case
+	}
+
+	if !s.Blind {
+		if recorded != nil && recorded.ReviewerKind == feedback.Agent && recordedFresh != record.Stale {
+			q := s.Catalog.Q("confirm_proposal")
+			ok, err := s.ask.Confirm(fmt.Sprintf(q.Message, termtext.SanitizeLine(recorded.Verdict)), !suspicious, q.Help)
+			if err != nil {
+				return false, err
+			}
+			if ok { // the agent's answer, now a human's
+				return false, s.record(c, seen, answerOf(*recorded))
+			}
+		} else if recorded == nil && hasPrior && priorFresh == record.Current {
+			q := s.Catalog.Q("carry_forward")
+			keep, err := s.ask.Confirm(fmt.Sprintf(q.Message, termtext.SanitizeLine(prior.RunID))+" ("+termtext.SanitizeLine(prior.Case.Verdict)+")", !suspicious, q.Help)
+			if err != nil {
+				return false, err
+			}
+			if keep { // this run's case and snapshot, the earlier judgment
+				p := prior.Case
+				entry := answerOf(p)
+				entry.FlakyEvidence = p.FlakyEvidence
+				entry.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: p.ReviewedAt, Reviewer: p.Reviewer}
+				return false, s.record(c, seen, entry)
+			}
 		}
 	}
-	entry.Stale = hasPrior && !same
+	var entry feedback.Case
+	entry.Stale = hasPrior && priorFresh == record.Stale || recordedFresh == record.Stale
 
-	verdict, action, err := s.askVerdict(c, d, earlier, cut)
+	def := -1 // suspicious: nothing pre-selected
+	if !suspicious && !s.Blind {
+		def = indexOf(s.Catalog.Verdicts, feedback.Acceptable)
+		if earlier != nil {
+			if i := indexOf(s.Catalog.Verdicts, earlier.Verdict); i >= 0 {
+				def = i
+			}
+		}
+	}
+	verdict, action, err := s.askVerdict(d, def, cut)
 	if err != nil || action != "" {
 		if action == "skip" {
 			s.res.Skipped++
@@ -104,6 +163,13 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		}
 		return action == "quit", err
 	}
+	if s.Blind {
+		first := verdict
+		if verdict, err = s.reveal(ev, opt, first); err != nil {
+			return false, err
+		}
+		entry.BlindVerdict = first
+	}
 	entry.Verdict = verdict
 	if err := s.askDetails(&entry, c, d, earlier); err != nil {
 		return false, err
@@ -111,19 +177,36 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && ev != (feedback.FlakyEvidence{}) {
 		entry.FlakyEvidence = &ev
 	}
-	return false, s.record(c, entry)
+	return false, s.record(c, seen, entry)
 }
 
-// earlier is the judgment to pre-fill: from the feedback being amended,
-// else from an earlier run.
-func (s *session) earlier(c *run.Case) *feedback.Case {
-	if j := s.existing.Entry(int(c.Index)); j != nil {
-		return j
+// answerOf is the part of a recorded entry a reviewer answered (what
+// record.Stamp completes again).
+func answerOf(e feedback.Case) feedback.Case {
+	return feedback.Case{Verdict: e.Verdict, Notes: e.Notes, Signals: e.Signals, EvaluatorOverrides: e.EvaluatorOverrides,
+		WorkspaceNotes: e.WorkspaceNotes, TestDefect: e.TestDefect}
+}
+
+// reveal shows the machine's verdict after a blind-first verdict and asks
+// whether the reviewer keeps it; the committed verdict is the default.
+func (s *session) reveal(ev *evidence.Evidence, opt evidence.Options, first string) (string, error) {
+	ev.RenderVerdicts(s.Out, opt)
+	q := s.Catalog.Q("blind_keep")
+	i, err := s.ask.Select(fmt.Sprintf(q.Message, first), s.verdictOptions(), indexOf(s.Catalog.Verdicts, first), q.Help)
+	if err != nil {
+		return "", err
 	}
-	if p, ok := s.prior(c); ok {
-		return &p.Case
+	return s.Catalog.Verdicts[i].ID, nil
+}
+
+// verdictOptions are the verdicts as choices, numbered: typing the number
+// picks one.
+func (s *session) verdictOptions() []string {
+	opts := make([]string, len(s.Catalog.Verdicts))
+	for i, v := range s.Catalog.Verdicts {
+		opts[i] = fmt.Sprintf("%d. %s — %s", i+1, v.Label, v.Meaning)
 	}
-	return nil
+	return opts
 }
 
 // prior finds an earlier run's judgment of c.
@@ -132,21 +215,27 @@ func (s *session) prior(c *run.Case) (PriorVerdict, bool) {
 	return p, ok
 }
 
-// record stamps the judgment of c as this reviewer's, now, and saves it.
-func (s *session) record(c *run.Case, entry feedback.Case) error {
-	entry.ReviewedAt, entry.Reviewer, entry.ReviewerKind = feedback.FormatTime(s.Now()), s.work.Reviewer, feedback.Human
+// record stamps the reviewer's answer about case c (what they saw of it)
+// as this reviewer's, now, and saves it to the draft.
+func (s *session) record(c *run.Case, seen record.Seen, answer feedback.Case) error {
+	entry := record.Stamp(seen, answer, record.Who{Reviewer: s.work.Reviewer, Kind: feedback.Human}, s.Now())
+	entry.CarriedFrom, entry.Stale, entry.FlakyEvidence, entry.BlindVerdict = answer.CarriedFrom, answer.Stale, answer.FlakyEvidence, answer.BlindVerdict
 	s.workIx.Put(int(c.Index), entry)
 	s.res.Answered++
 	return s.saveDraft()
 }
 
-// askVerdict asks for the verdict. action is "skip" or "quit" when the
+// askVerdict asks for the verdict, with def pre-selected (-1: none, so
+// Enter alone records nothing). action is "skip" or "quit" when the
 // reviewer chose one of those instead.
-func (s *session) askVerdict(c *run.Case, d *run.Detail, earlier *feedback.Case, answerCut bool) (verdict, action string, err error) {
+func (s *session) askVerdict(d *run.Detail, def int, answerCut bool) (verdict, action string, err error) {
 	var opts []string
-	for _, v := range s.Catalog.Verdicts {
-		opts = append(opts, v.Label+" — "+v.Meaning)
+	first := 0
+	if def < 0 {
+		opts = append(opts, noVerdict)
+		first = 1
 	}
+	opts = append(opts, s.verdictOptions()...)
 	canPage := s.Pager != nil && answerCut
 	if canPage {
 		opts = append(opts, "Read the whole answer — open it in the pager")
@@ -154,23 +243,18 @@ func (s *session) askVerdict(c *run.Case, d *run.Detail, earlier *feedback.Case,
 	for _, a := range s.Catalog.Actions {
 		opts = append(opts, a.Label+" — "+a.Meaning)
 	}
-	def := indexOf(s.Catalog.Verdicts, feedback.Acceptable)
-	if c.Outcome != run.Passed {
-		def = indexOf(s.Catalog.Verdicts, feedback.Incorrect)
-	}
-	if earlier != nil {
-		if i := indexOf(s.Catalog.Verdicts, earlier.Verdict); i >= 0 {
-			def = i
-		}
-	}
 	q := s.Catalog.Q("verdict")
 	for {
-		i, err := s.ask.Select(q.Message, opts, def, q.Help)
+		i, err := s.ask.Select(q.Message, opts, max(def+first, 0), q.Help)
 		if err != nil {
 			return "", "", err
 		}
 		n := len(s.Catalog.Verdicts)
+		i -= first
 		switch {
+		case i < 0:
+			s.say("No verdict recorded: this case needs your judgment. Type its number (1–%d) or pick Skip.\n", n)
+			continue
 		case i < n:
 			return s.Catalog.Verdicts[i].ID, "", nil
 		case canPage && i == n:
@@ -185,6 +269,10 @@ func (s *session) askVerdict(c *run.Case, d *run.Detail, earlier *feedback.Case,
 		}
 	}
 }
+
+// noVerdict is the first option of a suspicious case's verdict question,
+// where the cursor starts: choosing it records nothing.
+const noVerdict = "(choose a verdict — this case is suspicious, so Enter alone records nothing)"
 
 // askDetails asks for signals, notes, grader notes and workspace notes.
 func (s *session) askDetails(entry *feedback.Case, c *run.Case, d *run.Detail, earlier *feedback.Case) error {
@@ -220,6 +308,27 @@ func (s *session) askDetails(entry *feedback.Case, c *run.Case, d *run.Detail, e
 		q := s.Catalog.Q("workspace_notes")
 		if entry.WorkspaceNotes, err = s.notes(q, prev.WorkspaceNotes); err != nil {
 			return err
+		}
+	}
+	// The test may be what is wrong when the reviewer disagrees with the
+	// machine, or doubts a grader: ask then (Enter: no).
+	disagrees := (entry.Verdict == feedback.Acceptable) != (c.Outcome == run.Passed)
+	if disagrees || pointsAtGrader(entry.Signals) || prev.TestDefect != "" {
+		opts := []string{"No — the test is fine"}
+		def := 0
+		for i, td := range s.Catalog.TestDefects {
+			opts = append(opts, td.Label+" — "+td.Meaning)
+			if td.ID == prev.TestDefect {
+				def = i + 1
+			}
+		}
+		q := s.Catalog.Q("test_defect")
+		i, err := s.ask.Select(q.Message, opts, def, q.Help)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			entry.TestDefect = s.Catalog.TestDefects[i-1].ID
 		}
 	}
 	return nil
@@ -285,30 +394,6 @@ func pointsAtGrader(signals []string) bool {
 		}
 	}
 	return false
-}
-
-// Snapshot is the machine verdict the reviewer sees, kept beside theirs.
-func Snapshot(c *run.Case) *feedback.Automated {
-	score := c.Score
-	a := &feedback.Automated{Score: &score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
-	for _, g := range c.Graders {
-		a.Graders = append(a.Graders, feedback.GraderResult{Key: g.Key(), Score: g.Score, Pass: g.Pass})
-	}
-	return a
-}
-
-// Fingerprint binds a judgment to the exact output and grader results.
-func Fingerprint(d *run.Detail, graders []feedback.GraderResult) (string, error) {
-	var answer io.Reader = strings.NewReader(d.Answer.Content)
-	if d.Answer.Path != "" && !d.Answer.Missing {
-		f, err := os.Open(d.Answer.Path)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		answer = f
-	}
-	return feedback.Fingerprint(answer, graders)
 }
 
 // OutcomeMark is an outcome's letter in a pattern such as "P F E":

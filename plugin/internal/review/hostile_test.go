@@ -41,7 +41,7 @@ func (r *removing) Select(msg string, options []string, def int, help string) (i
 // holds all three answers.
 func TestRunDirDeletedMidReview(t *testing.T) {
 	cfg := fixture(t, "iterations-1")
-	p := &removing{Prompter: pt.New(t, steps(clean(), clean(), clean())...), dir: cfg.Run.Dir, n: 3}
+	p := &removing{Prompter: pt.New(t, steps(judged("Incorrect", ""), judged("Incorrect", ""), clean())...), dir: cfg.Run.Dir, n: 3}
 	res, err := Run(cfg, p)
 	if err == nil {
 		t.Fatal("the session succeeded without its run directory")
@@ -79,7 +79,7 @@ func TestSymlinkedFeedbackRefused(t *testing.T) {
 	if err := os.Symlink(target, cfg.Paths.Feedback); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(cfg, pt.New(t, steps(clean(), clean(), closing("", true))...))
+	_, err := Run(cfg, pt.New(t, steps(judged("Incorrect", ""), clean(), closing("", true))...))
 	if clierr.Code(err) != clierr.CodeFailure || !strings.Contains(err.Error(), "feedback.json: is a symbolic link") {
 		t.Fatalf("error %v (exit %d), want the symbolic link refused with exit 1", err, clierr.Code(err))
 	}

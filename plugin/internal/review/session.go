@@ -54,10 +54,14 @@ type Config struct {
 	Scope         string // "" asks the reviewer
 	Filter        triage.Filter
 
-	Out     io.Writer               // the evidence screens
-	Width   int                     // display cells
-	Height  int                     // lines; sizes the answer excerpt
-	Pager   func(text string) error // shows sanitised text whole; nil when unavailable
+	Out    io.Writer               // the evidence screens
+	Width  int                     // display cells
+	Height int                     // lines; sizes the answer excerpt
+	Pager  func(text string) error // shows sanitised text whole; nil when unavailable
+	Color  bool                    // the terminal may show colour (diffs)
+	// Blind is a blind-first review: the machine's verdict stays hidden
+	// until the reviewer commits one; both are recorded (blind_verdict).
+	Blind   bool
 	Now     func() time.Time
 	Catalog *prompts.Catalog
 	Tool    feedback.Tool

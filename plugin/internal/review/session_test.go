@@ -15,6 +15,7 @@ import (
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
 	pt "agentv-review/plugin/internal/prompt/prompttest"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
 	"agentv-review/plugin/internal/triage"
@@ -59,6 +60,12 @@ func clean() []pt.Step {
 func judged(verdict string, notes string, signals ...string) []pt.Step {
 	return []pt.Step{pt.SelectByLabel("Verdict", verdict), pt.MultiStep("notice", signals...), pt.InputStep("Notes", notes)}
 }
+
+// fine answers "Is the test itself defective?" with No (Enter).
+func fine() []pt.Step { return []pt.Step{pt.SelectByLabel("defective", "No")} }
+
+// noGrader answers "Which grader got it wrong?" with none.
+func noGrader() []pt.Step { return []pt.Step{pt.MultiStep("grader")} }
 
 func closing(overall string, write bool) []pt.Step {
 	return []pt.Step{pt.InputStep("Overall notes", overall), pt.ConfirmStep("Write feedback.json", write)}
@@ -111,10 +118,10 @@ func TestEveryVerdictAndSkip(t *testing.T) {
 	cfg := fixture(t, "iterations-1")
 	// Review order: it-fixed, it-stable-fail (failed), then the passes.
 	p := pt.New(t, steps(
-		judged("Needs improvement", "fixed soon", "Score-behaviour mismatch"),
+		judged("Needs improvement", "fixed soon", "Score-behaviour mismatch"), noGrader(), fine(),
 		judged("Incorrect", "still wrong"),
 		clean(),
-		judged("Flaky", "flips", "Flaky results"),
+		judged("Flaky", "flips", "Flaky results"), fine(),
 		[]pt.Step{pt.SelectByLabel("Verdict", "Skip")},
 		judged("Acceptable", ""),
 		closing("iteration 1 looks fine", true),
@@ -244,8 +251,10 @@ func TestAmendPrefillsAndArchives(t *testing.T) {
 	cfg.Filter, _ = triage.ParseFilter("it-fixed")
 	cfg.Scope = triage.ScopeFilter
 	var gotDefaultNotes string
+	// it-fixed failed: a suspicious case, so its recorded verdict is shown
+	// and its notes and signals pre-filled, but the verdict is chosen.
 	p := pt.New(t,
-		pt.Enter("Verdict"), pt.Enter("notice"), pt.Enter("Notes"),
+		pt.SelectByLabel("Verdict", "Flaky"), pt.Enter("notice"), pt.Enter("Notes"),
 		pt.Enter("Overall notes"), pt.ConfirmStep("Write", true))
 	res, err := Run(cfg, p)
 	if err != nil {
@@ -284,6 +293,7 @@ func TestFilterAskedAndGraderOverrides(t *testing.T) {
 		pt.InputStep("Notes", "a fine haiku"),
 		pt.MultiStep("grader", "llm-grader:haiku-judge"),
 		pt.InputStep("haiku-judge", "syllable count is right"),
+		pt.SelectByLabel("defective", "No"),
 		pt.InputStep("Overall", ""), pt.ConfirmStep("Write", true))
 	res, err := Run(cfg, p)
 	if err != nil {
@@ -335,16 +345,18 @@ func TestCarryForward(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fp[c.TestID], _ = Fingerprint(d, Snapshot(c).Graders)
+		fp[c.TestID], _ = record.Fingerprint(cfg.Run, d, 1) // an earlier run written before fingerprint v2
 	}
 	at := func(ref string) int { return int(find(t, cfg.Run, ref).Index) }
 	cfg.Prior = map[int]PriorVerdict{
 		at("it-stable-fail"): {RunID: "iterations-0", Case: feedback.Case{TestID: "it-stable-fail", Verdict: feedback.Incorrect, Fingerprint: fp["it-stable-fail"], Reviewer: "bo", ReviewedAt: "2026-11-29T09:00:00.000Z"}},
 		at("it-stable-pass"): {RunID: "iterations-0", Case: feedback.Case{TestID: "it-stable-pass", Verdict: feedback.NeedsImprovement, Fingerprint: "sha256:" + strings.Repeat("0", 64)}},
 	}
+	// it-stable-pass: the earlier verdict is stale, so it is shown but not
+	// pre-selected: Enter alone records nothing and the question comes again.
 	p := pt.New(t, steps(
 		[]pt.Step{pt.ConfirmStep("Keep that verdict", true)},
-		[]pt.Step{pt.Enter("Verdict"), pt.Enter("notice"), pt.Enter("Notes")},
+		[]pt.Step{pt.Enter("Verdict"), pt.SelectByLabel("Verdict", "Acceptable"), pt.Enter("notice"), pt.Enter("Notes")},
 		closing("", true))...)
 	res, err := Run(cfg, p)
 	if err != nil {
@@ -357,8 +369,11 @@ func TestCarryForward(t *testing.T) {
 		t.Errorf("carried entry %+v", fail)
 	}
 	pass := entryOf(t, &f, cfg.Run, "it-stable-pass")
-	if !pass.Stale || pass.CarriedFrom != nil || pass.Verdict != feedback.NeedsImprovement {
-		t.Errorf("changed output: want stale, earlier verdict as the default, not carried: %+v", pass)
+	if !pass.Stale || pass.CarriedFrom != nil || pass.Verdict != feedback.Acceptable {
+		t.Errorf("changed output: want stale, judged afresh, not carried: %+v", pass)
+	}
+	if out := cfg.Out.(*bytes.Buffer).String(); !strings.Contains(out, "needs_improvement (output or test changed since: stale)") || !strings.Contains(out, "No verdict recorded") {
+		t.Errorf("the stale earlier verdict should be shown and Enter alone refused:\n%s", out)
 	}
 }
 
