@@ -71,7 +71,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		width, height = max(w, 40), max(h, 20)
 	}
 	res, err := review.Run(review.Config{
-		Run: st.run, Paths: st.paths, Existing: st.feedback, Legacy: st.legacy, Draft: st.draft,
+		Run: st.run, Paths: st.paths, Existing: st.own(), Legacy: st.legacy, Draft: st.draft,
 		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlier),
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
 		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,

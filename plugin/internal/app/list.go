@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
 	"agentv-review/plugin/internal/triage"
@@ -61,7 +63,9 @@ func (st *runState) summary(it triage.Item) caseSummary {
 type listEntry struct {
 	Rank int `json:"rank"`
 	caseSummary
-	Verdict *string `json:"verdict"` // null when unreviewed
+	Verdict      *string `json:"verdict"`       // null when unreviewed
+	ReviewerKind *string `json:"reviewer_kind"` // human or agent; null when unreviewed
+	State        string  `json:"state"`         // reviewed, proposed, stale or unreviewed (see status)
 }
 
 type listReport struct {
@@ -124,8 +128,11 @@ func listAction(s *Streams, c *cli.Context, args []string) error {
 
 func (st *runState) listEntry(rank int, it triage.Item) listEntry {
 	e := listEntry{Rank: rank, caseSummary: st.summary(it)}
-	if j := st.judgment(it.Case); j != nil {
-		e.Verdict = &j.Verdict
+	state, j, _ := st.state(it.Case, false) // reads no file: cannot fail
+	e.State = state
+	if j != nil {
+		kind := cmp.Or(j.ReviewerKind, feedback.Human)
+		e.Verdict, e.ReviewerKind = &j.Verdict, &kind
 	}
 	return e
 }
@@ -141,15 +148,19 @@ func printList(s *Streams, rep listReport, entries iter.Seq[listEntry]) {
 	for e := range entries {
 		n++
 		verdict := "-"
-		if e.Verdict != nil {
+		switch {
+		case e.Verdict == nil:
+		case e.State == stateReviewed:
 			verdict = *e.Verdict
+		default: // proposed or stale: not a current human verdict
+			verdict = *e.Verdict + " (" + e.State + ")"
 		}
 		ref := termtext.Truncate(termtext.SanitizeLine(e.Ref), refWidth, "…")
 		reasons := make([]string, len(e.Reasons))
 		for i, r := range e.Reasons {
 			reasons[i] = r.Text
 		}
-		fmt.Fprintf(s.Out, "%6s  %s%s  %-8s %5s  %-17s %s\n", "#"+strconv.Itoa(e.Pos), ref,
+		fmt.Fprintf(s.Out, "%6s  %s%s  %-8s %5s  %-28s %s\n", "#"+strconv.Itoa(e.Pos), ref,
 			strings.Repeat(" ", refWidth-termtext.Width(ref)), e.Outcome, triage.FormatScore(e.Score),
 			verdict, termtext.SanitizeLine(strings.Join(reasons, "; ")))
 	}

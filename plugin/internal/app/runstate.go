@@ -8,7 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/caseid"
+	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
 	"agentv-review/plugin/internal/triage"
@@ -70,10 +73,19 @@ func (st *runState) loadReview(s *Streams) (err error) {
 	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
 		return err
 	}
-	st.index = feedback.Bind(st.feedback, st.run.CaseIDs())
+	if f := st.feedback; f != nil && f.RunID != st.run.ID {
+		// Another run's file: its verdicts are not this run's (status and
+		// the gate say so); a write replaces it, keeping it in the history.
+		st.index = feedback.Bind(nil, st.run.CaseIDs())
+	} else {
+		st.index = feedback.Bind(st.feedback, st.run.CaseIDs())
+	}
 	if st.legacy != nil {
 		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
 			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
+	}
+	for _, w := range st.feedbackWarnings() {
+		fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, termtext.SanitizeLine(w))
 	}
 	st.draft, err = feedback.LoadDraft(st.paths)
 	return err
@@ -82,6 +94,74 @@ func (st *runState) loadReview(s *Streams) (err error) {
 // judgment returns the recorded feedback entry for c, nil when unreviewed.
 func (st *runState) judgment(c *run.Case) *feedback.Case {
 	return st.index.Entry(int(c.Index))
+}
+
+// Review states of a case, as status, list and show report them.
+const (
+	stateUnreviewed = "unreviewed" // no entry
+	stateReviewed   = "reviewed"   // a human verdict of what the case shows now
+	stateProposed   = "proposed"   // only an agent's proposal: no human has confirmed it
+	stateStale      = "stale"      // the entry judged another output, grader result or test
+)
+
+// state is c's review state and its entry. Without verify it compares the
+// entry's recorded machine verdict only (no sidecar is read, for status
+// and list of large runs); with verify it also compares the fingerprint
+// of the answer and the test.
+func (st *runState) state(c *run.Case, verify bool) (string, *feedback.Case, error) {
+	j := st.judgment(c)
+	if j == nil {
+		return stateUnreviewed, nil, nil
+	}
+	fresh := record.Quick(c, j)
+	if verify && fresh != record.Stale {
+		d, err := st.run.Detail(c)
+		if err != nil {
+			return "", j, err
+		}
+		seen, err := record.See(st.run, d)
+		if err != nil {
+			return "", j, clierr.Failure(err, err.Error(), "")
+		}
+		if fresh, err = record.Verify(st.run, d, seen, j); err != nil {
+			return "", j, clierr.Failure(err, err.Error(), "")
+		}
+	}
+	switch {
+	case fresh == record.Stale:
+		return stateStale, j, nil
+	case j.ReviewerKind == feedback.Agent:
+		return stateProposed, j, nil
+	}
+	return stateReviewed, j, nil
+}
+
+// feedbackWarnings are what is wrong with the feedback file as this run's
+// review: another run's file, entries that match no case or several.
+func (st *runState) feedbackWarnings() []string {
+	f := st.feedback
+	if f == nil {
+		return nil
+	}
+	var ws []string
+	if f.RunID != st.run.ID {
+		ws = append(ws, fmt.Sprintf("%s reviews run %q, not %q: it was copied from another run, so its verdicts are not taken as this run's", st.paths.Feedback, f.RunID, st.run.ID))
+	}
+	if n := len(st.index.Unmatched); n > 0 {
+		ws = append(ws, fmt.Sprintf("%d feedback entr(ies) name no case of this run (first: %s)", n, caseid.Full(f.PerCase[st.index.Unmatched[0]].ID())))
+	}
+	if n := len(st.index.Ambiguous); n > 0 {
+		ws = append(ws, fmt.Sprintf("%d feedback entr(ies) could be several cases and count for none (first: %s); judge those cases again to name them exactly", n, caseid.Full(f.PerCase[st.index.Ambiguous[0]].ID())))
+	}
+	return ws
+}
+
+// own is the feedback file when it reviews this run, else nil.
+func (st *runState) own() *feedback.File {
+	if st.feedback != nil && st.feedback.RunID != st.run.ID {
+		return nil
+	}
+	return st.feedback
 }
 
 // ranked returns the run's cases in review order.

@@ -5,7 +5,6 @@ import (
 
 	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
-	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/triage"
 )
 
@@ -25,8 +24,13 @@ func showCommand(s *Streams) *cli.Command {
 type showReport struct {
 	RunID string `json:"run_id"`
 	caseSummary
-	Detail   *run.Detail    `json:"detail"`
-	Feedback *feedback.Case `json:"feedback"` // null when unreviewed
+	// Evidence is everything the case screen shows, whole: the test's
+	// definition, every grader with its configuration and checks, the
+	// trajectory, the workspace diff, the answer and input, and what is
+	// missing or unreadable.
+	Evidence *evidence.Evidence `json:"evidence"`
+	Feedback *feedback.Case     `json:"feedback"` // null when unreviewed
+	State    string             `json:"state"`    // reviewed, proposed, stale or unreviewed, fingerprint checked
 }
 
 func showAction(s *Streams, c *cli.Context, args []string) error {
@@ -39,12 +43,23 @@ func showAction(s *Streams, c *cli.Context, args []string) error {
 		return err
 	}
 	item := triage.Classify(cs)
-	if c.Bool("json") {
-		return writeJSON(s.Out, showReport{RunID: st.run.ID, caseSummary: st.summary(item), Detail: d, Feedback: st.judgment(cs)})
+	ev, err := evidence.Collect(st.run, d, item, evidence.CollectOptions{Whole: true})
+	if err != nil {
+		return err
 	}
-	evidence.Render(s.Out, d, item, evidence.Options{Width: s.width()})
-	if j := st.judgment(cs); j != nil {
+	state, j, err := st.state(cs, true)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(s.Out, showReport{RunID: st.run.ID, caseSummary: st.summary(item), Evidence: ev, Feedback: j, State: state})
+	}
+	ev.Render(s.Out, evidence.Options{Width: s.width(), Whole: true, Color: evidence.ColorAllowed(s.TTYOut != nil, s.Getenv("NO_COLOR"))})
+	if j != nil {
 		evidence.RenderJudgment(s.Out, j, s.width())
+		if state != stateReviewed {
+			printf(s.Out, "state     %s\n", state)
+		}
 	}
 	return nil
 }

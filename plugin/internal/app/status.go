@@ -20,36 +20,65 @@ func statusCommand(s *Streams) *cli.Command {
 		Name:      "status",
 		Usage:     "run id, counts and review progress (a CI gate with --require-complete / --fail-on)",
 		ArgsUsage: "[run]",
+		Description: "reviewed counts cases with a human verdict of what the case shows now; proposed, cases with only an\n" +
+			"agent's proposal; stale, cases whose entry judged another output, grader result or test; unreviewed, the rest.\n" +
+			"Staleness is checked from the recorded machine verdict; --verify (implied by --require-complete) also\n" +
+			"compares each fingerprint with the answer and test on disk.",
 		Flags: []cli.Flag{
 			jsonFlag,
 			outFlag,
-			&cli.BoolFlag{Name: "require-complete", Usage: "exit 1 when any case is unreviewed"},
+			&cli.BoolFlag{Name: "require-complete", Usage: "exit 1 unless every case has a current human verdict (proposals, stale verdicts and another run's feedback fail)"},
+			&cli.BoolFlag{Name: "accept-proposals", Usage: "with --require-complete, count agents' proposals as verdicts (agent-only pipelines)"},
 			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 when any case has one of these `VERDICTS` (comma-separated, e.g. incorrect,flaky)"},
+			&cli.BoolFlag{Name: "verify", Usage: "check every verdict's fingerprint against the answer and test on disk (reads each reviewed case)"},
 		},
-		Action: act(s, statusAction, 0, 1, "[run]"),
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			return runStatus(s, statusOptions{
+				Target: argOr(args, 0), Out: c.String("out"), JSON: c.Bool("json"),
+				RequireComplete: c.Bool("require-complete"), AcceptProposals: c.Bool("accept-proposals"),
+				FailOn: c.String("fail-on"), Verify: c.Bool("verify") || c.Bool("require-complete"),
+			})
+		}, 0, 1, "[run]"),
 	}
+}
+
+type statusOptions struct {
+	Target, Out     string
+	JSON            bool
+	RequireComplete bool
+	AcceptProposals bool
+	FailOn          string // comma-separated verdicts
+	Verify          bool
 }
 
 // statusReport is the --json document of status. Scripts depend on these
 // names: add fields, never rename them.
 type statusReport struct {
-	RunID      string         `json:"run_id"`
-	RunDir     string         `json:"run_dir"`
-	Layout     run.Layout     `json:"layout"`
-	Manifest   string         `json:"manifest"`
-	Rows       int            `json:"rows"`
-	Cases      int            `json:"cases"`
-	Passed     int            `json:"passed"`
-	Failed     int            `json:"failed"`
-	Errored    int            `json:"errored"`
-	Reviewed   int            `json:"reviewed"`
-	Unreviewed int            `json:"unreviewed"`
-	Verdicts   map[string]int `json:"verdicts"`
-	Feedback   *string        `json:"feedback"` // path, null when none yet
-	Reviewer   string         `json:"reviewer,omitempty"`
-	Draft      *draftInfo     `json:"draft"` // null when none
-	Warnings   []string       `json:"warnings"`
-	Gate       *gateResult    `json:"gate,omitempty"`
+	RunID    string     `json:"run_id"`
+	RunDir   string     `json:"run_dir"`
+	Layout   run.Layout `json:"layout"`
+	Manifest string     `json:"manifest"`
+	Rows     int        `json:"rows"`
+	Cases    int        `json:"cases"`
+	Passed   int        `json:"passed"`
+	Failed   int        `json:"failed"`
+	Errored  int        `json:"errored"`
+	// Reviewed + Proposed + Stale + Unreviewed = Cases.
+	Reviewed   int `json:"reviewed"`   // a current human verdict
+	Proposed   int `json:"proposed"`   // only an agent's proposal
+	Stale      int `json:"stale"`      // the entry judged another output, grader result or test
+	Unreviewed int `json:"unreviewed"` // no entry
+	// Verdicts counts the current human verdicts; ProposedVerdicts the
+	// proposals'.
+	Verdicts         map[string]int `json:"verdicts"`
+	ProposedVerdicts map[string]int `json:"proposed_verdicts"`
+	Verified         bool           `json:"verified"` // fingerprints were checked against the files (--verify)
+	Feedback         *string        `json:"feedback"` // path, null when none yet
+	FeedbackRunID    *string        `json:"feedback_run_id"`
+	Reviewer         string         `json:"reviewer,omitempty"`
+	Draft            *draftInfo     `json:"draft"` // null when none
+	Warnings         []string       `json:"warnings"`
+	Gate             *gateResult    `json:"gate,omitempty"`
 }
 
 type draftInfo struct {
@@ -64,87 +93,106 @@ type gateResult struct {
 
 type gateProblem struct {
 	caseRef
-	Problem string `json:"problem"` // "unreviewed" or the offending verdict
+	Problem string `json:"problem"` // "unreviewed", "proposed", "stale" or the offending verdict
 }
 
-func statusAction(s *Streams, c *cli.Context, args []string) error {
+func runStatus(s *Streams, o statusOptions) error {
 	cat, err := prompts.Load()
 	if err != nil {
 		return err
 	}
-	failOn, err := parseVerdictList(cat, c.String("fail-on"))
+	failOn, err := parseVerdictList(cat, o.FailOn)
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, argOr(args, 0), c.String("out"), run.Options{Outline: true})
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify})
 	if err != nil {
 		return err
 	}
 	r := st.run
 	rep := statusReport{
-		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest,
-		Rows: r.Rows, Cases: len(r.Cases), Verdicts: map[string]int{}, Warnings: []string{},
+		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest, Verified: o.Verify,
+		Rows: r.Rows, Cases: len(r.Cases), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
 	}
 	rep.Passed, rep.Failed, rep.Errored = r.Counts()
 	for _, v := range cat.Verdicts {
-		rep.Verdicts[v.ID] = 0
+		rep.Verdicts[v.ID], rep.ProposedVerdicts[v.ID] = 0, 0
 	}
 	for _, w := range r.Warnings {
 		rep.Warnings = append(rep.Warnings, w.Msg)
 	}
-	gate := c.Bool("require-complete") || len(failOn) > 0
-	problem := func(j *feedback.Case) string {
+	rep.Warnings = append(rep.Warnings, st.feedbackWarnings()...)
+	gate := o.RequireComplete || len(failOn) > 0
+	problem := func(state string, j *feedback.Case) string {
 		switch {
-		case j == nil && c.Bool("require-complete"):
-			return "unreviewed"
-		case j != nil && slices.Contains(failOn, j.Verdict):
+		case o.RequireComplete && state == stateProposed && !o.AcceptProposals:
+			return stateProposed
+		case o.RequireComplete && (state == stateUnreviewed || state == stateStale):
+			return state
+		case j != nil && state != stateStale && slices.Contains(failOn, j.Verdict):
 			return j.Verdict
 		}
 		return ""
 	}
 	var offending []*run.Case
+	problems := map[*run.Case]string{}
 	for _, rc := range r.Cases {
-		j := st.judgment(rc)
-		if j == nil {
+		state, j, err := st.state(rc, o.Verify)
+		if err != nil {
+			return err
+		}
+		switch state {
+		case stateUnreviewed:
 			rep.Unreviewed++
-		} else {
+		case stateStale:
+			rep.Stale++
+		case stateProposed:
+			rep.Proposed++
+			rep.ProposedVerdicts[j.Verdict]++
+		default:
 			rep.Reviewed++
 			rep.Verdicts[j.Verdict]++
 		}
-		if problem(j) != "" {
+		if p := problem(state, j); p != "" {
 			offending = append(offending, rc)
+			problems[rc] = p
 		}
 	}
 	// Problems are listed in review order; ranking only the offending
 	// cases gives their order among all.
-	var problems []gateProblem
+	var gps []gateProblem
 	for _, item := range triage.Rank(offending) {
-		problems = append(problems, gateProblem{st.refOf(item.Case), problem(st.judgment(item.Case))})
+		gps = append(gps, gateProblem{st.refOf(item.Case), problems[item.Case]})
 	}
 	if st.feedback != nil {
 		rep.Feedback = &st.paths.Feedback
+		rep.FeedbackRunID = &st.feedback.RunID
 		rep.Reviewer = st.feedback.Reviewer
 	}
 	if st.draft != nil {
 		rep.Draft = &draftInfo{Path: st.paths.Draft, Answered: len(st.draft.PerCase)}
 	}
+	foreign := st.feedback != nil && st.own() == nil
 	if gate {
-		rep.Gate = &gateResult{Passed: len(problems) == 0, Problems: problems}
+		rep.Gate = &gateResult{Passed: len(gps) == 0 && !(foreign && o.RequireComplete), Problems: gps}
 		if rep.Gate.Problems == nil {
 			rep.Gate.Problems = []gateProblem{}
 		}
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		if err := writeJSON(s.Out, rep); err != nil {
 			return err
 		}
 	} else {
 		printStatus(s, cat, rep)
 	}
-	if gate && len(problems) > 0 {
-		return &clierr.Error{Code: clierr.CodeFailure,
-			Msg:  fmt.Sprintf("review gate failed: %d case(s) %s", len(problems), gateWhat(c.Bool("require-complete"), failOn)),
-			Hint: "review them with '" + prog + " " + r.Dir + "' or 'agentv review set'"}
+	if gate && !rep.Gate.Passed {
+		what := fmt.Sprintf("%d case(s) %s", len(gps), gateWhat(o.RequireComplete, failOn))
+		if foreign && o.RequireComplete {
+			what = "the feedback file reviews another run (" + st.feedback.RunID + "); " + what
+		}
+		return &clierr.Error{Code: clierr.CodeFailure, Msg: "review gate failed: " + what,
+			Hint: "review them with '" + prog + " " + r.Dir + "' (a person confirms agents' proposals there or with 'agentv review set')"}
 	}
 	return nil
 }
@@ -152,7 +200,7 @@ func statusAction(s *Streams, c *cli.Context, args []string) error {
 func gateWhat(complete bool, failOn []string) string {
 	var parts []string
 	if complete {
-		parts = append(parts, "unreviewed")
+		parts = append(parts, "without a current human verdict (unreviewed, proposed or stale)")
 	}
 	if len(failOn) > 0 {
 		parts = append(parts, "judged "+strings.Join(failOn, " or "))
@@ -171,7 +219,7 @@ func printStatus(s *Streams, cat *prompts.Catalog, rep statusReport) {
 			vs = append(vs, fmt.Sprintf("%d %s", n, v.ID))
 		}
 	}
-	line := fmt.Sprintf("review    %d of %d reviewed, %d unreviewed", rep.Reviewed, rep.Cases, rep.Unreviewed)
+	line := fmt.Sprintf("review    %d of %d reviewed by a human, %d proposed by an agent, %d stale, %d unreviewed", rep.Reviewed, rep.Cases, rep.Proposed, rep.Stale, rep.Unreviewed)
 	if len(vs) > 0 {
 		line += ": " + strings.Join(vs, ", ")
 	}
@@ -180,6 +228,9 @@ func printStatus(s *Streams, cat *prompts.Catalog, rep statusReport) {
 		fmt.Fprintf(w, "feedback  %s (reviewer %s)\n", san(*rep.Feedback), san(rep.Reviewer))
 	} else {
 		fmt.Fprintf(w, "feedback  none yet: start with '%s %s'\n", prog, san(rep.RunDir))
+	}
+	if !rep.Verified && rep.Reviewed+rep.Proposed > 0 {
+		fmt.Fprintf(w, "          (stale from the recorded machine verdicts; --verify also checks answers and tests)\n")
 	}
 	if rep.Draft != nil {
 		fmt.Fprintf(w, "draft     %s (%d answered): resume with '%s %s'\n", san(rep.Draft.Path), rep.Draft.Answered, prog, san(rep.RunDir))

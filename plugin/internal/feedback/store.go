@@ -20,7 +20,8 @@ type Commit struct {
 	Cases caseid.Cases // the run's cases
 	RunID string
 	// Base is the current feedback file read under the lock, nil when there
-	// is none (a legacy-shaped file is archived and replaced).
+	// is none (a legacy-shaped file, or one of another run, is archived and
+	// replaced).
 	Base    *File
 	Entries []Bound
 	// Top sets the top-level fields (reviewer, reviewer_kind, scope,
@@ -36,7 +37,7 @@ type Commit struct {
 // case's earlier entry, with the top-level fields and summary set.
 func (c Commit) Merged() *File {
 	f := &File{RunID: c.RunID}
-	if c.Base != nil {
+	if c.Base != nil && c.Base.RunID == c.RunID { // another run's file is archived, never merged into
 		cp := *c.Base
 		cp.PerCase = append([]Case(nil), c.Base.PerCase...)
 		f = &cp
