@@ -109,7 +109,7 @@ func writeHandoffMarkdown(w io.Writer, h *calibrate.Handoff) {
 	} {
 		fmt.Fprintf(&b, "\n## %s\n\n", sec.title)
 		if len(sec.items) == 0 {
-			b.WriteString("Nothing to change.\n")
+			b.WriteString("None.\n")
 		}
 		for _, it := range sec.items {
 			writeItem(&b, it)
@@ -169,21 +169,33 @@ func kappaMD(k *calibrate.Estimate) string {
 	return fmt.Sprintf("%.3f [%.3f, %.3f]", k.Value, k.Low, k.High)
 }
 
-// mdSpecial are the characters that can start or end markdown markup.
-const mdSpecial = "\\`*_{}[]()<>#+-.!|~&"
+// mdInline are the characters that can start or end inline markdown
+// (emphasis, code, links, HTML, entities, tables, strikethrough).
+const mdInline = "\\`*_[]<>|~&"
 
-// md sanitises s and escapes every markdown character in it, so it reads
-// as the text it is. Line breaks stay (see indent).
+// md sanitises s and escapes it so it reads as the text it is: every
+// inline markup character, and at the start of a line what would start a
+// block (heading, list, quote, setext underline, numbered list). Line
+// breaks stay (see indent).
 func md(s string) string {
-	s = termtext.Sanitize(s)
-	var b strings.Builder
-	for _, r := range s {
-		if r < 128 && strings.ContainsRune(mdSpecial, r) {
+	lines := strings.Split(termtext.Sanitize(s), "\n")
+	for i, line := range lines {
+		var b strings.Builder
+		body := strings.TrimLeft(line, " ")
+		b.WriteString(line[:len(line)-len(body)])
+		if body != "" && strings.ContainsRune("#-+=>", rune(body[0])) {
 			b.WriteByte('\\')
 		}
-		b.WriteRune(r)
+		digits := len(body) - len(strings.TrimLeft(body, "0123456789"))
+		for j, r := range body {
+			if (r < 128 && strings.ContainsRune(mdInline, r)) || (j == digits && digits > 0 && (r == '.' || r == ')')) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+		lines[i] = b.String()
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 // indent indents every line of s after the first, so a multi-line note

@@ -63,7 +63,7 @@ type CaseItem struct {
 	Confirm  string   `json:"confirm,omitempty"` // proposals: the command a human runs to confirm
 }
 
-// Withheld counts the holdout cases left out, by section. Only counts
+// Withheld counts the holdout cases left out, in all and by section. Only counts
 // reach an agent: seeing holdout cases, it would fit the prompt to them.
 type Withheld struct {
 	Cases          int `json:"cases"`
@@ -101,13 +101,13 @@ const (
 func BuildHandoff(in HandoffInput) *Handoff {
 	h := &Handoff{RunID: in.Run.ID, RunDir: in.Run.Dir, Cases: len(in.Run.Cases),
 		Proposals: []Item{}, Graders: []Item{}, Tests: []Item{}, Agent: []Item{}, Infrastructure: []Item{}}
-	b := &handoffBuilder{in: in, h: h, withheld: &Withheld{}, holdout: map[int]bool{}}
+	b := &handoffBuilder{in: in, h: h, holdout: map[int]bool{}, withheld: map[string]map[int]bool{}}
 	ix := feedback.Bind(in.Feedback, in.Run.CaseIDs())
 	for i, c := range in.Run.Cases {
 		e := ix.Entry(i)
 		if c.Outcome == run.Errored {
 			stage := cmp.Or(c.FailureStage, "unknown stage")
-			b.add(&h.Infrastructure, &b.withheld.Infrastructure, KindExecutionError+":"+stage,
+			b.add(&h.Infrastructure, "infrastructure", KindExecutionError+":"+stage,
 				"fix the execution error ("+stage+")", i, b.caseItem(i, e, c.Error))
 		}
 		switch {
@@ -115,7 +115,7 @@ func BuildHandoff(in HandoffInput) *Handoff {
 		case IsProposal(in.Feedback, e):
 			ci := b.caseItem(i, e, e.Notes)
 			ci.Confirm = fmt.Sprintf("%s set --verdict %s %s %s", in.Command, e.Verdict, quote(in.RunArg), quote(ci.Ref))
-			b.add(&h.Proposals, &b.withheld.Proposals, KindProposal+":"+e.Verdict,
+			b.add(&h.Proposals, "proposals", KindProposal+":"+e.Verdict,
 				"confirm or change the agent's proposed verdict "+e.Verdict+" (a human runs the command, or reviews them all)", i, ci)
 		default:
 			b.human(i, c, e)
@@ -130,13 +130,15 @@ func BuildHandoff(in HandoffInput) *Handoff {
 			return cmp.Or(cmp.Compare(len(b.Cases), len(a.Cases)), cmp.Compare(a.Title, b.Title))
 		})
 	}
+	w := &Withheld{Proposals: len(b.withheld["proposals"]), Graders: len(b.withheld["graders"]), Tests: len(b.withheld["tests"]),
+		Agent: len(b.withheld["agent"]), Infrastructure: len(b.withheld["infrastructure"])}
 	for _, yes := range b.holdout {
 		if yes && !in.IncludeHoldout {
-			b.withheld.Cases++
+			w.Cases++
 		}
 	}
-	if b.withheld.Cases > 0 {
-		h.Holdout = b.withheld
+	if w.Cases > 0 {
+		h.Holdout = w
 	}
 	return h
 }
@@ -144,8 +146,8 @@ func BuildHandoff(in HandoffInput) *Handoff {
 type handoffBuilder struct {
 	in       HandoffInput
 	h        *Handoff
-	withheld *Withheld
-	holdout  map[int]bool // case index → holdout, once known
+	holdout  map[int]bool            // case index → holdout, once known
+	withheld map[string]map[int]bool // section → holdout cases left out of it
 }
 
 // human files a human verdict: its grader notes, test defect and verdict.
@@ -162,9 +164,9 @@ func (b *handoffBuilder) human(i int, c *run.Case, e *feedback.Case) {
 	switch e.TestDefect {
 	case "":
 	case "grader_config_error":
-		b.add(&h.Graders, &b.withheld.Graders, e.TestDefect, "fix the grader configuration the reviewer flagged", i, b.caseItem(i, e, e.Notes))
+		b.add(&h.Graders, "graders", e.TestDefect, "fix the grader configuration the reviewer flagged", i, b.caseItem(i, e, e.Notes))
 	default:
-		b.add(&h.Tests, &b.withheld.Tests, e.TestDefect, "fix the test: "+strings.ReplaceAll(e.TestDefect, "_", " "), i, b.caseItem(i, e, e.Notes))
+		b.add(&h.Tests, "tests", e.TestDefect, "fix the test: "+strings.ReplaceAll(e.TestDefect, "_", " "), i, b.caseItem(i, e, e.Notes))
 	}
 	if e.Verdict == feedback.Incorrect || e.Verdict == feedback.NeedsImprovement {
 		notes := e.Notes
@@ -175,13 +177,13 @@ func (b *handoffBuilder) human(i int, c *run.Case, e *feedback.Case) {
 			feedback.Incorrect:        "change the agent or its prompt: answers judged incorrect",
 			feedback.NeedsImprovement: "improve the agent or its prompt: answers that need improvement",
 		}[e.Verdict]
-		b.add(&h.Agent, &b.withheld.Agent, e.Verdict, title, i, b.caseItem(i, e, notes))
+		b.add(&h.Agent, "agent", e.Verdict, title, i, b.caseItem(i, e, notes))
 	}
 }
 
 // addGrader files case i under grader key.
 func (b *handoffBuilder) addGrader(key string, i int, ci CaseItem) {
-	b.add(&b.h.Graders, &b.withheld.Graders, KindGrader+":"+key, "fix or recalibrate grader "+key, i, ci)
+	b.add(&b.h.Graders, "graders", KindGrader+":"+key, "fix or recalibrate grader "+key, i, ci)
 }
 
 // calibrated adds what the certificate knows: the calibration of each
@@ -232,7 +234,7 @@ func (b *handoffBuilder) calibrated() {
 			title := fmt.Sprintf("make assertion %s discriminate: it %s all %d labelled cases, which people judged both ways", ref.Key, verdict, g.Labels)
 			for i, gs := range rg.Cases {
 				if slices.ContainsFunc(gs, func(c GraderConfig) bool { return c.Ref == ref }) {
-					b.add(&b.h.Tests, &b.withheld.Tests, KindNonDiscriminating+":"+ref.Key, title, i, b.caseItem(i, nil, ""))
+					b.add(&b.h.Tests, "tests", KindNonDiscriminating+":"+ref.Key, title, i, b.caseItem(i, nil, ""))
 				}
 			}
 		}
@@ -276,11 +278,14 @@ func (b *handoffBuilder) inItem(kind, ref string) bool {
 	return false
 }
 
-// add files ci under the item of kind in items, or counts it as withheld
-// when case i is holdout.
-func (b *handoffBuilder) add(items *[]Item, withheld *int, kind, title string, i int, ci CaseItem) {
+// add files ci under the item of kind in items, or notes case i as
+// withheld from section when it is holdout.
+func (b *handoffBuilder) add(items *[]Item, section, kind, title string, i int, ci CaseItem) {
 	if b.isHoldout(i) {
-		*withheld++
+		if b.withheld[section] == nil {
+			b.withheld[section] = map[int]bool{}
+		}
+		b.withheld[section][i] = true
 		return
 	}
 	for j := range *items {
