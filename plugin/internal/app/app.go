@@ -171,6 +171,8 @@ func New(s *Streams) *cli.App {
 			applyCommand(s),
 			exportCommand(s),
 			agreeCommand(s),
+			calibrateCommand(s),
+			handoffCommand(s),
 			docsCommand(s),
 			skillCommand(s),
 			schemaCommand(s),

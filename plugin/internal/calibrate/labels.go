@@ -57,6 +57,9 @@ type Observation struct {
 	// NamedWrong is the grader-pointing signal of a reviewer's note that
 	// names this grader as wrong on this case, or NotNamed.
 	NamedWrong Signal
+	// Unrecorded says the run's task bundle did not record the grader's
+	// definition, so Config fingerprints its type and name only.
+	Unrecorded bool
 }
 
 // Exclusion says why an observation is not a label.

@@ -27,6 +27,9 @@ func WriteText(w io.Writer, rep *Report) error {
 		if !g.Current {
 			state = "older configuration: history, not evidence"
 		}
+		if g.Unrecorded {
+			state += "; configuration not recorded: the task bundle has no assertion of this type and name"
+		}
 		line("%s  %s  (%s)", san(g.Key), san(g.Config), state)
 		line("  labels %d (not counted: %d agent, %d flaky, %d no verdict, %d replaced)",
 			g.Labels, g.Excluded.Agent, g.Excluded.Flaky, g.Excluded.NoVerdict, g.Excluded.Replaced)
@@ -75,7 +78,7 @@ var CSVHeader = []string{
 	"key", "config", "current", "labels", "tp", "fn", "tn", "fp",
 	"tpr", "tpr_low", "tpr_high", "tnr", "tnr_low", "tnr_high",
 	"kappa", "kappa_low", "kappa_high", "band",
-	"false_passes", "false_fails", "needed_positive", "needed_negative",
+	"false_passes", "false_fails", "needed_positive", "needed_negative", "unrecorded",
 }
 
 // WriteCSV writes one row per grader configuration under CSVHeader. Rates
@@ -99,7 +102,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 			row = append(row, "", "", "")
 		}
 		row = append(row, string(g.Band), strconv.Itoa(len(g.FalsePasses)), strconv.Itoa(len(g.FalseFails)),
-			strconv.Itoa(g.Needed.Positive), strconv.Itoa(g.Needed.Negative))
+			strconv.Itoa(g.Needed.Positive), strconv.Itoa(g.Needed.Negative), strconv.FormatBool(g.Unrecorded))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

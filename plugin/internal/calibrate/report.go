@@ -37,16 +37,20 @@ type Grader struct {
 	Config string `json:"config"` // Fingerprint
 	// Current is false for a configuration the grader no longer has: its
 	// calibration is history, not evidence.
-	Current   bool      `json:"current"`
-	Labels    int       `json:"labels"`
-	Excluded  Excluded  `json:"excluded"`
-	Confusion Confusion `json:"confusion"`
-	TPR       Rate      `json:"tpr"`
-	TNR       Rate      `json:"tnr"`
-	Kappa     *Estimate `json:"kappa"`              // nil when undefined
-	KappaNA   string    `json:"kappa_na,omitempty"` // why κ is undefined
-	Band      Band      `json:"band"`
-	BandWhy   string    `json:"band_why"`
+	Current bool `json:"current"`
+	// Unrecorded says a run's task bundle did not record the grader's
+	// definition: Config fingerprints its type and name only
+	// (UnrecordedDef), so a change of its configuration goes unseen.
+	Unrecorded bool      `json:"unrecorded,omitempty"`
+	Labels     int       `json:"labels"`
+	Excluded   Excluded  `json:"excluded"`
+	Confusion  Confusion `json:"confusion"`
+	TPR        Rate      `json:"tpr"`
+	TNR        Rate      `json:"tnr"`
+	Kappa      *Estimate `json:"kappa"`              // nil when undefined
+	KappaNA    string    `json:"kappa_na,omitempty"` // why κ is undefined
+	Band       Band      `json:"band"`
+	BandWhy    string    `json:"band_why"`
 	// FalsePasses (grader pass, human fail) are the dangerous cell for a
 	// gate; FalseFails (grader fail, human pass).
 	FalsePasses []CaseRef `json:"false_passes"`
@@ -148,6 +152,7 @@ func Build(obs []Observation, opt Options) (*Report, error) {
 			byRef[ref] = g
 			order = append(order, ref)
 		}
+		g.Unrecorded = g.Unrecorded || o.Unrecorded
 		pass, why := opt.Label(o)
 		switch why {
 		case ByAgent:
