@@ -62,7 +62,7 @@ func calibrateAction(s *Streams, c *cli.Context, args []string) error {
 	}
 	rep, err := calibrate.Build(col.Observations, calibrate.Options{
 		LabelRules: calibrate.LabelRules{NeedsImprovementPasses: c.Bool("needs-improvement-passes")},
-		Margin:     c.Float64("margin"), Current: col.Current, Now: now(),
+		Margin:     c.Float64("margin"), Current: col.Current, Now: s.now(),
 	})
 	if err != nil {
 		return clierr.Usage(err.Error(), "pass a margin between 0 and 1")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/calibrate"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
@@ -31,12 +32,15 @@ func statusCommand(s *Streams) *cli.Command {
 			&cli.BoolFlag{Name: "accept-proposals", Usage: "with --require-complete, count agents' proposals as verdicts (agent-only pipelines)"},
 			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 when any case has one of these `VERDICTS` (comma-separated, e.g. incorrect,flaky)"},
 			&cli.BoolFlag{Name: "verify", Usage: "check every verdict's fingerprint against the answer and test on disk (reads each reviewed case)"},
+			&cli.BoolFlag{Name: "require-calibrated", Usage: "exit 1 unless every grader that decides a case has a judge certificate (calibrate --write) for its current configuration, at --band or better"},
+			&cli.StringFlag{Name: "band", Value: "trend", Usage: "the `BAND` --require-calibrated requires: trend or gating"},
 		},
 		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
 			return runStatus(s, statusOptions{
 				Target: argOr(args, 0), Out: c.String("out"), JSON: c.Bool("json"),
 				RequireComplete: c.Bool("require-complete"), AcceptProposals: c.Bool("accept-proposals"),
 				FailOn: c.String("fail-on"), Verify: c.Bool("verify") || c.Bool("require-complete"),
+				RequireCalibrated: c.Bool("require-calibrated"), Band: c.String("band"),
 			})
 		}, 0, 1, "[run]"),
 	}
@@ -49,6 +53,9 @@ type statusOptions struct {
 	AcceptProposals bool
 	FailOn          string // comma-separated verdicts
 	Verify          bool
+	// RequireCalibrated gates on the judge certificate at Band.
+	RequireCalibrated bool
+	Band              string
 }
 
 // statusReport is the --json document of status. Scripts depend on these
@@ -79,6 +86,18 @@ type statusReport struct {
 	Draft            *draftInfo     `json:"draft"` // null when none
 	Warnings         []string       `json:"warnings"`
 	Gate             *gateResult    `json:"gate,omitempty"`
+	// Calibration is present when a judge certificate applies to the run
+	// (calibrate --write) or --require-calibrated asks for one: the
+	// corrected pass rate and each deciding grader's gate result.
+	Calibration *statusCalibration `json:"calibration,omitempty"`
+}
+
+type statusCalibration struct {
+	Certificate string                 `json:"certificate"`
+	Band        string                 `json:"band,omitempty"` // with --require-calibrated
+	Passed      *bool                  `json:"passed,omitempty"`
+	Graders     []calibrate.GateResult `json:"graders,omitempty"`
+	Rates       *calibrate.RunRate     `json:"rates,omitempty"`
 }
 
 type draftInfo struct {
@@ -179,12 +198,19 @@ func runStatus(s *Streams, o statusOptions) error {
 			rep.Gate.Problems = []gateProblem{}
 		}
 	}
+	calErr := st.calibration(&rep, o)
+	if calErr != nil && rep.Calibration == nil {
+		return calErr // no certificate to report on
+	}
 	if o.JSON {
 		if err := writeJSON(s.Out, rep); err != nil {
 			return err
 		}
 	} else {
 		printStatus(s, cat, rep)
+	}
+	if calErr != nil {
+		return calErr
 	}
 	if gate && !rep.Gate.Passed {
 		what := fmt.Sprintf("%d case(s) %s", len(gps), gateWhat(o.RequireComplete, failOn))
@@ -235,6 +261,27 @@ func printStatus(s *Streams, cat *prompts.Catalog, rep statusReport) {
 	if rep.Draft != nil {
 		fmt.Fprintf(w, "draft     %s (%d answered): resume with '%s %s'\n", san(rep.Draft.Path), rep.Draft.Answered, prog, san(rep.RunDir))
 	}
+	if cal := rep.Calibration; cal != nil {
+		if r := cal.Rates; r != nil {
+			corrected := r.CorrectedNA
+			if r.Corrected != nil {
+				corrected = fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*r.Corrected.Value, 100*r.Corrected.Low, 100*r.Corrected.High)
+			}
+			fmt.Fprintf(w, "pass rate automated %.1f%% · human-adjusted %.1f%% · corrected %s\n", 100*r.AutomatedRate, 100*r.HumanRate, san(corrected))
+		}
+		if cal.Passed != nil {
+			verdict := "passed"
+			if !*cal.Passed {
+				verdict = "FAILED"
+			}
+			fmt.Fprintf(w, "judges    %s (band %s, certificate %s)\n", verdict, cal.Band, san(cal.Certificate))
+			for _, g := range cal.Graders {
+				if !g.Pass {
+					fmt.Fprintf(w, "  %-40s %s\n", san(g.Key), san(g.Reason))
+				}
+			}
+		}
+	}
 	if rep.Gate != nil {
 		verdict := "passed"
 		if !rep.Gate.Passed {
@@ -262,4 +309,34 @@ func parseVerdictList(cat *prompts.Catalog, list string) ([]string, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// calibration adds the judge certificate's view of the run to rep: the
+// corrected pass rate, and with --require-calibrated the gate. It reads
+// every case's graders, so it runs only when a certificate applies or is
+// required.
+func (st *runState) calibration(rep *statusReport, o statusOptions) error {
+	path, found := certificateFor(st.run.Dir)
+	if !found && !o.RequireCalibrated {
+		return nil
+	}
+	if o.RequireCalibrated {
+		if _, err := parseBand(o.Band); err != nil {
+			return err
+		}
+	}
+	cert, err := loadCertificate(path)
+	if err != nil {
+		return err
+	}
+	rg := calibrate.ReadGraders(st.run)
+	rates := calibrate.CorrectedRate(rg, st.own(), cert)
+	rep.Calibration = &statusCalibration{Certificate: path, Rates: &rates}
+	if !o.RequireCalibrated {
+		return nil
+	}
+	results, err := calibrationGate(rg, cert, o.Band)
+	passed := err == nil
+	rep.Calibration.Band, rep.Calibration.Passed, rep.Calibration.Graders = o.Band, &passed, results
+	return err
 }

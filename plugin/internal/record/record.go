@@ -138,19 +138,24 @@ const (
 
 // Quick compares an entry's recorded machine verdict with the case's
 // current one, without reading any sidecar: a re-run row (AgentV
-// --rerun-failed) or a regraded case shows up here. Current means only
-// that nothing cheap differs; Verify reads the answer too.
+// --rerun-failed) or a regraded case shows up here. It compares what a run
+// opened with run.Options.Outline keeps — the outcome, the score, and each
+// grader's type and pass in order — and a grader's name and score when the
+// case has them. Current means only that nothing cheap differs; Verify
+// reads the answer too.
 func Quick(c *run.Case, e *feedback.Case) Freshness {
-	if e.Automated == nil {
+	a := e.Automated
+	if a == nil {
 		return Unknown
 	}
-	now := Snapshot(c)
-	a := e.Automated
-	if a.Outcome != now.Outcome || !eqFloat(a.Score, now.Score) || len(a.Graders) != len(now.Graders) {
+	if a.Outcome != string(c.Outcome) || a.Score == nil || *a.Score != c.Score || len(a.Graders) != len(c.Graders) {
 		return Stale
 	}
-	for i, g := range a.Graders {
-		if g.Key != now.Graders[i].Key || !eqFloat(g.Score, now.Graders[i].Score) || !eqBool(g.Pass, now.Graders[i].Pass) {
+	for i, g := range c.Graders {
+		r := a.Graders[i]
+		typ, name, _ := strings.Cut(r.Key, ":")
+		if typ != g.Type || !eqBool(r.Pass, g.Pass) ||
+			(g.Name != "" && name != g.Name) || (g.Score != nil && !eqFloat(r.Score, g.Score)) {
 			return Stale
 		}
 	}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"agentv-review/plugin/internal/clierr"
+)
+
+func statusOf(t *testing.T, args ...string) (int, statusReport, string) {
+	t.Helper()
+	code, out, stderr := runApp(t, append([]string{"status", "--json"}, args...)...)
+	var rep statusReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("status %v: %v\n%s%s", args, err, out, stderr)
+	}
+	return code, rep, stderr
+}
+
+func counts(rep statusReport) [4]int { return [4]int{rep.Reviewed, rep.Proposed, rep.Stale, rep.Unreviewed} }
+
+// TestProposalsAreNotReviews: an agent's judgments are proposals until a
+// human confirms them; the completeness gate wants human verdicts unless
+// told that proposals will do; list marks them.
+func TestProposalsAreNotReviews(t *testing.T) {
+	dir := copyRun(t, "workspace-file-changes")
+	mustRun(t, "set", "--agent", "--verdict", "acceptable", dir, "ws-fix-bug")
+	mustRun(t, "set", "--agent", "--verdict", "incorrect", dir, "ws-add-docs")
+	code, rep, _ := statusOf(t, "--require-complete", dir)
+	if code != clierr.CodeFailure || counts(rep) != [4]int{0, 2, 0, 0} || rep.Verdicts["acceptable"] != 0 || rep.ProposedVerdicts["incorrect"] != 1 {
+		t.Errorf("two proposals: exit %d, counts %v, verdicts %v / %v", code, counts(rep), rep.Verdicts, rep.ProposedVerdicts)
+	}
+	if rep.Gate == nil || len(rep.Gate.Problems) != 2 || rep.Gate.Problems[0].Problem != stateProposed {
+		t.Errorf("gate %+v: want both cases failing as proposed", rep.Gate)
+	}
+	if code, _, _ := statusOf(t, "--require-complete", "--accept-proposals", dir); code != 0 {
+		t.Errorf("--accept-proposals: exit %d, want 0", code)
+	}
+	// A human confirms one.
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", dir, "ws-fix-bug")
+	if _, rep, _ := statusOf(t, dir); counts(rep) != [4]int{1, 1, 0, 0} || rep.Verdicts["acceptable"] != 1 {
+		t.Errorf("after a human verdict: counts %v verdicts %v", counts(rep), rep.Verdicts)
+	}
+	_, out, _ := runApp(t, "list", "--json", dir)
+	var list listReport
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list.Cases {
+		want := map[string]string{"ws-fix-bug": stateReviewed + " human", "ws-add-docs": stateProposed + " agent"}[e.TestID]
+		if e.ReviewerKind == nil || e.State+" "+*e.ReviewerKind != want {
+			t.Errorf("list %s: state %q kind %v, want %s", e.TestID, e.State, e.ReviewerKind, want)
+		}
+	}
+	if _, text, _ := runApp(t, "list", dir); !strings.Contains(text, "incorrect (proposed)") {
+		t.Errorf("list text should mark the proposal:\n%s", text)
+	}
+}
+
+// TestStaleWithinRun: a verdict no longer applies when AgentV re-ran the
+// case (a row appended), or when its answer changed on disk (found by
+// --verify and by the gate, which verifies).
+func TestStaleWithinRun(t *testing.T) {
+	dir := copyRun(t, "workspace-file-changes")
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", dir, "ws-fix-bug")
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "incorrect", dir, "ws-add-docs")
+	if code, rep, _ := statusOf(t, "--require-complete", dir); code != 0 || counts(rep) != [4]int{2, 0, 0, 0} {
+		t.Fatalf("both judged: exit %d counts %v", code, counts(rep))
+	}
+
+	// The answer judged changes on disk: only a fingerprint check sees it.
+	answer := filepath.Join(dir, "workspace", "ws-fix-bug", "outputs", "answer.md")
+	if err := os.WriteFile(answer, []byte("a different answer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, rep, _ := statusOf(t, dir); counts(rep) != [4]int{2, 0, 0, 0} || rep.Verified {
+		t.Errorf("without --verify: counts %v verified %v", counts(rep), rep.Verified)
+	}
+	if _, rep, _ := statusOf(t, "--verify", dir); counts(rep) != [4]int{1, 0, 1, 0} || !rep.Verified {
+		t.Errorf("--verify after the answer changed: counts %v", counts(rep))
+	}
+	code, rep, _ := statusOf(t, "--require-complete", dir)
+	if code != clierr.CodeFailure || rep.Gate == nil || len(rep.Gate.Problems) != 1 || rep.Gate.Problems[0].Problem != stateStale {
+		t.Errorf("gate after the answer changed: exit %d gate %+v", code, rep.Gate)
+	}
+
+	// AgentV --rerun-failed appends a row for ws-add-docs with a new score.
+	manifest := filepath.Join(dir, "index.jsonl")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	rerun := rows[1]
+	rerun["score"], rerun["execution_status"] = 1.0, "ok"
+	b, _ := json.Marshal(rerun)
+	if err := os.WriteFile(manifest, append(data, append(b, '\n')...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, rep, _ := statusOf(t, dir); counts(rep) != [4]int{1, 0, 1, 0} {
+		t.Errorf("after a re-run row: counts %v, want ws-add-docs stale", counts(rep))
+	}
+	if code, out, _ := runApp(t, "show", "--json", dir, "ws-add-docs"); code != 0 || !strings.Contains(out, `"state": "stale"`) {
+		t.Errorf("show of the re-run case: exit %d, want state stale", code)
+	}
+}
+
+// TestForeignFeedbackIsNotThisRunsReview: a feedback.json copied from
+// another run is reported, counts for nothing, and fails the gate.
+func TestForeignFeedbackIsNotThisRunsReview(t *testing.T) {
+	dir := copyRun(t, "workspace-file-changes")
+	other := copyRun(t, "workspace-file-changes")
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", other, "ws-fix-bug")
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", other, "ws-add-docs")
+	data, err := os.ReadFile(filepath.Join(other, "feedback.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `"run_id": "workspace-file-changes"`, `"run_id": "2026-11-29T08-00-00-000Z"`, 1))
+	if err := os.WriteFile(filepath.Join(dir, "feedback.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rep, stderr := statusOf(t, "--require-complete", dir)
+	if code != clierr.CodeFailure || counts(rep) != [4]int{0, 0, 0, 2} || rep.FeedbackRunID == nil || *rep.FeedbackRunID != "2026-11-29T08-00-00-000Z" {
+		t.Errorf("foreign feedback: exit %d counts %v run id %v", code, counts(rep), rep.FeedbackRunID)
+	}
+	if !strings.Contains(stderr, "copied from another run") || len(rep.Warnings) == 0 {
+		t.Errorf("foreign feedback should be warned about: %q %v", stderr, rep.Warnings)
+	}
+	// Judging the run replaces the foreign file (kept in the history), never merges into it.
+	mustRun(t, "set", "--reviewer", "bo", "--verdict", "incorrect", dir, "ws-add-docs")
+	if _, rep, _ := statusOf(t, dir); counts(rep) != [4]int{1, 0, 0, 1} || rep.FeedbackRunID == nil || *rep.FeedbackRunID != "workspace-file-changes" {
+		t.Errorf("after judging: counts %v run id %v", counts(rep), rep.FeedbackRunID)
+	}
+}
