@@ -16,22 +16,16 @@ var (
 	benchErr  error
 )
 
-// bench100k writes a 100k-entry feedback file shaped like apply's, once.
+// bench100k writes a 100k-entry feedback file shaped like apply's once, to
+// one fixed file in the temp folder that later runs reuse (it is 78 MB).
 func bench100k(b *testing.B) string {
 	b.Helper()
 	benchOnce.Do(func() {
-		data, err := genfeedback.JSON("run100k", genfeedback.IDs(100_000))
-		if err != nil {
-			benchErr = err
-			return
+		var data []byte
+		if data, benchErr = genfeedback.JSON("run100k", genfeedback.IDs(100_000)); benchErr == nil {
+			benchPath = filepath.Join(os.TempDir(), "agentv-review-feedback-bench-100k.json")
+			benchErr = os.WriteFile(benchPath, data, 0o644)
 		}
-		dir, err := os.MkdirTemp("", "feedback-bench-")
-		if err != nil {
-			benchErr = err
-			return
-		}
-		benchPath = filepath.Join(dir, "feedback.json")
-		benchErr = os.WriteFile(benchPath, data, 0o644)
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
