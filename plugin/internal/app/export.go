@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/history"
 	"agentv-review/plugin/internal/termtext"
@@ -48,7 +48,7 @@ func exportAction(s *Streams, c *cli.Context, args []string) error {
 		return err
 	}
 	if out := c.String("out"); out != "" {
-		if err := renameio.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(out, b.Bytes()); err != nil {
 			return &clierr.Error{Code: clierr.CodeFailure, File: out, Msg: "cannot write: " + clierr.Cause(err), Err: err}
 		}
 		return nil

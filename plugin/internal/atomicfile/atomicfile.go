@@ -3,11 +3,11 @@
 // a full disk or a failing sync leaves either the old file or the new one,
 // whole, and never a temporary file that looks like a real one.
 //
-// A write goes: temp file beside the target (".<name>.tmp-<random>", see
-// TempGlob) → write → fsync → close → rename over the target (or, for
-// Create, link to it) → fsync the folder, as restic's local backend does.
-// On any failure before the rename the temp file is removed and the target
-// is untouched.
+// A write goes: temp file beside the target (".<name>.tmp-<digits>", as
+// os.CreateTemp names them; see TempGlob) → write → fsync → close → rename
+// over the target (or, for Create, link to it) → fsync the folder, as
+// restic's local backend does. On any failure before the rename the temp
+// file is removed and the target is untouched.
 //
 // Rules, the same for every caller:
 //   - Permissions: a replaced file keeps its permission bits; a new file is
@@ -144,7 +144,7 @@ func targetMode(fsys fileSystem, path string, noReplace bool) (mode fs.FileMode,
 func createTemp(fsys fileSystem, path string) (string, file, error) {
 	dir, name := filepath.Split(path)
 	for try := 0; ; try++ {
-		tmp := filepath.Join(dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		tmp := filepath.Join(dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 10))
 		f, err := fsys.OpenExclusive(tmp, NewFileMode)
 		if errors.Is(err, fs.ErrExist) && try < 10 {
 			continue

@@ -63,12 +63,18 @@ type File struct {
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version,omitempty"`
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // Scope says which cases were offered for review.
 type Scope struct {
 	Mode   string `json:"mode"` // suspicious, failures, all or filter
 	Filter string `json:"filter,omitempty"`
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // Summary holds counts at the time of writing.
@@ -77,6 +83,9 @@ type Summary struct {
 	Reviewed int            `json:"reviewed"`
 	Skipped  int            `json:"skipped"`
 	Verdicts map[string]int `json:"verdicts,omitempty"`
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // Case is one per_case entry.
@@ -115,6 +124,9 @@ type Automated struct {
 	ExecutionStatus string         `json:"execution_status,omitempty"`
 	Graders         []GraderResult `json:"graders,omitempty"`
 	Samples         string         `json:"samples,omitempty"` // "P F P"
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // GraderResult is one grader's result as shown to the reviewer and as
@@ -123,6 +135,9 @@ type GraderResult struct {
 	Key   string   `json:"key"` // "type:name"
 	Score *float64 `json:"score"`
 	Pass  *bool    `json:"pass"`
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // CarriedFrom records an earlier run's verdict that was carried forward.
@@ -130,12 +145,18 @@ type CarriedFrom struct {
 	RunID      string `json:"run_id"`
 	ReviewedAt string `json:"reviewed_at,omitempty"`
 	Reviewer   string `json:"reviewer,omitempty"`
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // FlakyEvidence is why a case looks flaky: outcomes as "P F P".
 type FlakyEvidence struct {
 	Samples string `json:"samples,omitempty"`
 	Runs    string `json:"runs,omitempty"`
+
+	// Extra holds fields this package does not know, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // FormatTime formats t the way this package writes timestamps:
@@ -214,14 +235,17 @@ func marshalWithExtra(v any, extra map[string]json.RawMessage, known map[string]
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	// Drop "}\n"; the object is never empty (run_id and test_id are always written).
-	b.Truncate(b.Len() - 2)
+	b.Truncate(b.Len() - 2) // "}\n"
+	empty := b.Len() == 1   // "{": every known field was omitted
 	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		if known[k] {
 			continue // a known field always wins over a stray copy in Extra
 		}
 		key, _ := json.Marshal(k)
-		b.WriteByte(',')
+		if !empty {
+			b.WriteByte(',')
+		}
+		empty = false
 		b.Write(key)
 		b.WriteByte(':')
 		b.Write(extra[k])
@@ -259,43 +283,80 @@ func unmarshalWithExtra(data []byte, dst any, known map[string]bool) (map[string
 	return all, nil
 }
 
-// The extension objects decode by exact field names too, dropping unknown
-// ones: encoding/json alone would let "MODE" fill mode, so a file the
-// schema accepts could fail to load.
-func (t *Tool) UnmarshalJSON(b []byte) error  { type plain Tool; return decodeExact(b, (*plain)(t)) }
-func (s *Scope) UnmarshalJSON(b []byte) error { type plain Scope; return decodeExact(b, (*plain)(s)) }
+// The extension objects decode by exact field names too, keeping unknown
+// ones in Extra: encoding/json alone would let "MODE" fill mode, so a file
+// the schema accepts could fail to load. They marshal known fields first,
+// then Extra.
+func (t Tool) MarshalJSON() ([]byte, error) { type plain Tool; return encodeExact(plain(t), t.Extra) }
+func (t *Tool) UnmarshalJSON(b []byte) error {
+	type plain Tool
+	return decodeExact(b, (*plain)(t), &t.Extra)
+}
+func (s Scope) MarshalJSON() ([]byte, error) { type plain Scope; return encodeExact(plain(s), s.Extra) }
+func (s *Scope) UnmarshalJSON(b []byte) error {
+	type plain Scope
+	return decodeExact(b, (*plain)(s), &s.Extra)
+}
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	return encodeExact(plain(s), s.Extra)
+}
 func (s *Summary) UnmarshalJSON(b []byte) error {
 	type plain Summary
-	return decodeExact(b, (*plain)(s))
+	return decodeExact(b, (*plain)(s), &s.Extra)
+}
+func (a Automated) MarshalJSON() ([]byte, error) {
+	type plain Automated
+	return encodeExact(plain(a), a.Extra)
 }
 func (a *Automated) UnmarshalJSON(b []byte) error {
 	type plain Automated
-	return decodeExact(b, (*plain)(a))
+	return decodeExact(b, (*plain)(a), &a.Extra)
+}
+func (g GraderResult) MarshalJSON() ([]byte, error) {
+	type plain GraderResult
+	return encodeExact(plain(g), g.Extra)
 }
 func (g *GraderResult) UnmarshalJSON(b []byte) error {
 	type plain GraderResult
-	return decodeExact(b, (*plain)(g))
+	return decodeExact(b, (*plain)(g), &g.Extra)
+}
+func (c CarriedFrom) MarshalJSON() ([]byte, error) {
+	type plain CarriedFrom
+	return encodeExact(plain(c), c.Extra)
 }
 func (c *CarriedFrom) UnmarshalJSON(b []byte) error {
 	type plain CarriedFrom
-	return decodeExact(b, (*plain)(c))
+	return decodeExact(b, (*plain)(c), &c.Extra)
+}
+func (f FlakyEvidence) MarshalJSON() ([]byte, error) {
+	type plain FlakyEvidence
+	return encodeExact(plain(f), f.Extra)
 }
 func (f *FlakyEvidence) UnmarshalJSON(b []byte) error {
 	type plain FlakyEvidence
-	return decodeExact(b, (*plain)(f))
+	return decodeExact(b, (*plain)(f), &f.Extra)
 }
 
-// exactKeys caches jsonKeys per type for decodeExact.
+// exactKeys caches jsonKeys per type for encodeExact and decodeExact.
 var exactKeys sync.Map // reflect.Type → map[string]bool
 
-// decodeExact decodes data into dst by exact JSON names; other keys are
-// dropped.
-func decodeExact[T any](data []byte, dst *T) error {
+func keysOf[T any]() map[string]bool {
 	t := reflect.TypeFor[T]()
 	keys, ok := exactKeys.Load(t)
 	if !ok {
 		keys, _ = exactKeys.LoadOrStore(t, jsonKeys(t))
 	}
-	_, err := unmarshalWithExtra(data, dst, keys.(map[string]bool))
+	return keys.(map[string]bool)
+}
+
+func encodeExact[T any](v T, extra map[string]json.RawMessage) ([]byte, error) {
+	return marshalWithExtra(v, extra, keysOf[T]())
+}
+
+// decodeExact decodes data into dst by exact JSON names, the others into extra.
+func decodeExact[T any](data []byte, dst *T, extra *map[string]json.RawMessage) error {
+	var err error
+	*extra, err = unmarshalWithExtra(data, dst, keysOf[T]())
 	return err
 }

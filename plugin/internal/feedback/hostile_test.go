@@ -2,19 +2,20 @@ package feedback
 
 import (
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
 )
 
 // TestDraftOnFullDisk: the guided review saves the draft after every
 // answer; when the disk fills up, the save fails with a one-line
-// "no space left on device" naming the draft, and the draft keeps every
-// answer saved before, whole.
+// "no space left on device" naming the draft. (That the draft keeps every
+// answer saved before, whole, and no temp file is left, is atomicfile's
+// TestFailureKeepsOldFile.)
 func TestDraftOnFullDisk(t *testing.T) {
 	dir := t.TempDir()
 	p := PathsFor(dir, "")
@@ -24,20 +25,18 @@ func TestDraftOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readString(t, p.Draft)
-	full := &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}
-	for _, step := range []string{"create", "write", "sync", "close"} {
-		more := sample("three answers")
-		more.PerCase = append(slices.Clone(draft.PerCase), Case{TestID: "c", Verdict: Flaky})
-		err := writeFile(failingFS{step: step, err: full}, p.Draft, more)
-		wantCode(t, err, clierr.CodeFailure, "use --out FILE")
-		if msg := err.Error(); !strings.Contains(msg, p.Draft+": cannot write: no space left on device") || strings.Contains(msg, "\n") {
-			t.Errorf("%s: error %q", step, msg)
-		}
-		if readString(t, p.Draft) != before {
-			t.Errorf("%s: the draft changed after a failed save", step)
-		}
-		if names := dirNames(t, dir); !slices.Equal(names, []string{filepath.Base(p.Draft)}) {
-			t.Errorf("%s: folder holds %v, want only the draft", step, names)
-		}
+	replaceFile = func(path string, _ []byte) error {
+		return &fs.PathError{Op: "write", Path: path + ".tmp-1", Err: syscall.ENOSPC}
+	}
+	t.Cleanup(func() { replaceFile = atomicfile.WriteFile })
+	more := sample("three answers")
+	more.PerCase = append(slices.Clone(draft.PerCase), Case{TestID: "c", Verdict: Flaky})
+	err := SaveDraft(p, more)
+	wantCode(t, err, clierr.CodeFailure, "use --out FILE")
+	if msg := err.Error(); !strings.Contains(msg, p.Draft+": cannot write: no space left on device") || strings.Contains(msg, "\n") {
+		t.Errorf("error %q", msg)
+	}
+	if readString(t, p.Draft) != before {
+		t.Errorf("the draft changed after a failed save")
 	}
 }

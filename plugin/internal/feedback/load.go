@@ -5,10 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/big"
 	"os"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 )
 
@@ -75,12 +83,60 @@ func Detect(data []byte) Kind {
 // legacy file's error wraps a *LegacyError and has no hint (the caller
 // knows what it offers instead), an unreadable file's wraps the os error
 // (so errors.Is(err, fs.ErrNotExist) works).
+//
+// Load streams the file through the light validator (decodeLight), which
+// accepts exactly what the schema and Validate accept, in one pass and
+// without holding the file's bytes. Only a file it rejects is read again
+// and checked by the full validator, which explains the rejection. A
+// legacy file is always rejected by the light pass: the schema requires
+// run_id, which no legacy shape has.
 func Load(path string) (*File, error) {
+	if f, ok := loadLight(path); ok {
+		return f, nil
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + clierr.Cause(err), Err: err}
 	}
 	return parse(path, data)
+}
+
+func loadLight(path string) (*File, bool) {
+	root, err := lightSchema()
+	if err != nil {
+		return nil, false
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	return parseLight(root, r)
+}
+
+// parseLight decodes and checks a document in one pass; false when it is
+// not a valid feedback file.
+func parseLight(root *node, r io.Reader) (*File, bool) {
+	var f File
+	if !decodeLight(r, root, &f) || hasDuplicates(f.PerCase) {
+		return nil, false
+	}
+	return &f, true
+}
+
+// hasDuplicates tells whether two entries share their identity (Validate's
+// duplicate rule; entries without test_id are left to the schema).
+func hasDuplicates(cases []Case) bool {
+	seen := make(map[caseid.ID]bool, len(cases))
+	for i := range cases {
+		c := &cases[i]
+		k := c.ID()
+		if c.TestID != "" && seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
 }
 
 func parse(path string, data []byte) (*File, error) {
@@ -231,4 +287,628 @@ func offsetOf(data []byte, path string) int64 {
 			advance()
 		}
 	}
+}
+
+// decodeLight reads one feedback document from r in a single pass,
+// checking it against the light schema n (see node) while it fills dst.
+// It reports false when the document is not JSON, breaks the schema, has
+// a duplicate key or a value dst cannot hold; the caller then asks the
+// full validator why (a rejection is rare, an explanation is worth a
+// second read). Fields are matched by their exact JSON names; fields a
+// struct does not declare go to its Extra map verbatim, at every level.
+func decodeLight(r io.Reader, n *node, dst any) bool {
+	d := &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}}
+	ok := d.value(n, reflect.ValueOf(dst).Elem())
+	d.space()
+	_, more := d.peek()
+	return ok && !more && d.readErr == nil
+}
+
+type decoder struct {
+	r        io.Reader
+	buf      []byte
+	pos, end int
+	readErr  error
+
+	capture  []byte // bytes of the values being captured (Extra, uniqueItems)
+	capStart int    // start in buf of the bytes not yet in capture
+	capDepth int
+
+	intern  map[*node]map[string]string // strings of few distinct values, per schema
+	scratch []byte
+}
+
+// internLimit is how many distinct strings a schema node interns; a node
+// with more (test_id, notes) stops interning.
+const internLimit = 512
+
+func (d *decoder) fill() bool {
+	if d.readErr != nil {
+		return false
+	}
+	if d.capDepth > 0 {
+		d.capture = append(d.capture, d.buf[d.capStart:d.end]...)
+		d.capStart = 0
+	}
+	for {
+		n, err := d.r.Read(d.buf)
+		d.pos, d.end = 0, n
+		if err != nil && err != io.EOF || err == io.EOF && n == 0 {
+			d.readErr = err
+			if err == io.EOF {
+				d.readErr = nil
+				d.r = eofReader{}
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (d *decoder) peek() (byte, bool) {
+	if d.pos >= d.end && !d.fill() {
+		return 0, false
+	}
+	return d.buf[d.pos], true
+}
+
+func (d *decoder) space() {
+	for {
+		c, ok := d.peek()
+		if !ok || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return
+		}
+		d.pos++
+	}
+}
+
+// expect consumes the literal s.
+func (d *decoder) expect(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c, ok := d.peek(); !ok || c != s[i] {
+			return false
+		}
+		d.pos++
+	}
+	return true
+}
+
+func (d *decoder) beginCapture() int {
+	if d.capDepth == 0 {
+		d.capture, d.capStart = d.capture[:0], d.pos
+	} else {
+		d.capture, d.capStart = append(d.capture, d.buf[d.capStart:d.pos]...), d.pos
+	}
+	d.capDepth++
+	return len(d.capture)
+}
+
+func (d *decoder) endCapture(mark int) []byte {
+	d.capture, d.capStart = append(d.capture, d.buf[d.capStart:d.pos]...), d.pos
+	d.capDepth--
+	return bytes.Clone(d.capture[mark:])
+}
+
+// value reads one value valid under n into dst (invalid: validate only).
+func (d *decoder) value(n *node, dst reflect.Value) bool {
+	n = n.resolve()
+	d.space()
+	c, ok := d.peek()
+	if !ok {
+		return false
+	}
+	if dst.IsValid() && dst.Kind() == reflect.Pointer && c != 'n' {
+		if dst.IsNil() {
+			dst.Set(reflect.New(dst.Type().Elem()))
+		}
+		dst = dst.Elem()
+	}
+	switch {
+	case c == '{':
+		return n.allows("object", false) && d.object(n, dst)
+	case c == '[':
+		return n.allows("array", false) && d.array(n, dst)
+	case c == '"':
+		s, ok := d.str()
+		if !ok || !n.allows("string", false) {
+			return false
+		}
+		// Only checked strings are interned: a known one needs no check.
+		if known, ok := d.intern[n][s]; ok {
+			s = known
+		} else if !n.checkString(s) {
+			return false
+		} else {
+			s = d.interned(n, s)
+		}
+		if !dst.IsValid() {
+			return true
+		}
+		if dst.Kind() != reflect.String {
+			return false
+		}
+		dst.SetString(s)
+		return true
+	case c == 't' || c == 'f':
+		b := c == 't'
+		if !d.expect(map[bool]string{true: "true", false: "false"}[b]) || !n.allows("boolean", false) || !n.checkScalar(b) {
+			return false
+		}
+		if dst.IsValid() {
+			if dst.Kind() != reflect.Bool {
+				return false
+			}
+			dst.SetBool(b)
+		}
+		return true
+	case c == 'n':
+		if !d.expect("null") || !n.allows("null", false) || !n.checkScalar(nil) {
+			return false
+		}
+		if dst.IsValid() && dst.Kind() == reflect.Pointer {
+			dst.SetZero()
+		}
+		return true
+	}
+	return d.number(n, dst)
+}
+
+func (d *decoder) interned(n *node, s string) string {
+	if n == nil {
+		return s
+	}
+	for _, e := range n.enum {
+		if e == s {
+			return e.(string)
+		}
+	}
+	m := d.intern[n]
+	if m == nil {
+		m = map[string]string{}
+		d.intern[n] = m
+	}
+	if v, ok := m[s]; ok {
+		return v
+	}
+	if len(m) < internLimit {
+		m[s] = s
+	}
+	return s
+}
+
+func (d *decoder) number(n *node, dst reflect.Value) bool {
+	d.scratch = d.scratch[:0]
+	for {
+		c, ok := d.peek()
+		if !ok || !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			break
+		}
+		d.scratch = append(d.scratch, c)
+		d.pos++
+	}
+	text := string(d.scratch)
+	if !validNumber(text) || hugeExponent(text) {
+		return false
+	}
+	simple := !strings.ContainsAny(text, ".eE")
+	var rat *big.Rat
+	exact := func() *big.Rat {
+		if rat == nil {
+			rat, _ = new(big.Rat).SetString(text)
+		}
+		return rat
+	}
+	// Whether a fraction is integral matters only where "integer" is
+	// allowed and "number" is not.
+	integral := simple || n != nil && n.types["integer"] && !n.types["number"] && exact().IsInt()
+	if !n.allows("number", integral) || n != nil && n.enum != nil || !n.inRange(text, exact) {
+		return false
+	}
+	if !dst.IsValid() {
+		return true
+	}
+	switch dst.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		if !integral && !exact().IsInt() {
+			return false
+		}
+		if rat := exact(); !rat.Num().IsInt64() || dst.OverflowInt(rat.Num().Int64()) {
+			return false
+		}
+		dst.SetInt(exact().Num().Int64())
+	case reflect.Float64:
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return false
+		}
+		dst.SetFloat(f)
+	default:
+		return false
+	}
+	return true
+}
+
+// hugeExponent tells a number whose exponent has more than three digits:
+// big.Rat takes minutes over 1e1000000000, and float64 cannot hold it
+// anyway. The light pass leaves such a document to the full path.
+func hugeExponent(s string) bool {
+	i := strings.IndexAny(s, "eE")
+	return i >= 0 && len(strings.TrimLeft(s[i+1:], "+-0")) > 3
+}
+
+// validNumber checks JSON's number grammar.
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// str reads a JSON string; invalid UTF-8 becomes U+FFFD per byte, as in
+// encoding/json (which the full validator reads with).
+func (d *decoder) str() (string, bool) {
+	d.pos++ // the opening quote
+	d.scratch = d.scratch[:0]
+	for {
+		if d.pos >= d.end && !d.fill() {
+			return "", false
+		}
+		chunk := d.buf[d.pos:d.end]
+		i := bytes.IndexAny(chunk, "\"\\")
+		if i < 0 {
+			i = len(chunk)
+		}
+		for _, c := range chunk[:i] {
+			if c < 0x20 {
+				return "", false
+			}
+		}
+		d.scratch = append(d.scratch, chunk[:i]...)
+		d.pos += i
+		if i == len(chunk) {
+			continue
+		}
+		if chunk[i] == '"' {
+			d.pos++
+			break
+		}
+		d.pos++ // the backslash
+		if !d.escape() {
+			return "", false
+		}
+	}
+	if utf8.Valid(d.scratch) {
+		return string(d.scratch), true
+	}
+	var b strings.Builder
+	for s := d.scratch; len(s) > 0; {
+		r, size := utf8.DecodeRune(s)
+		b.WriteRune(r) // RuneError for an invalid byte
+		s = s[size:]
+	}
+	return b.String(), true
+}
+
+func (d *decoder) escape() bool {
+	c, ok := d.peek()
+	if !ok {
+		return false
+	}
+	d.pos++
+	if i := strings.IndexByte(`"\/bfnrt`, c); i >= 0 {
+		d.scratch = append(d.scratch, "\"\\/\b\f\n\r\t"[i])
+		return true
+	}
+	if c != 'u' || !d.ensure(4) {
+		return false
+	}
+	r, ok := hex4(d.buf[d.pos:])
+	if !ok {
+		return false
+	}
+	d.pos += 4
+	if utf16.IsSurrogate(r) {
+		// As in encoding/json: the next escape is taken only when it pairs
+		// with this one; a lone surrogate is U+FFFD.
+		pair := utf8.RuneError
+		if d.ensure(6) && d.buf[d.pos] == '\\' && d.buf[d.pos+1] == 'u' {
+			if r2, ok := hex4(d.buf[d.pos+2:]); ok {
+				pair = utf16.DecodeRune(r, r2)
+			}
+		}
+		if r = pair; r != utf8.RuneError {
+			d.pos += 6
+		}
+	}
+	d.scratch = utf8.AppendRune(d.scratch, r)
+	return true
+}
+
+// ensure makes n bytes available at pos, false at the end of the input.
+func (d *decoder) ensure(n int) bool {
+	if d.end-d.pos >= n {
+		return true
+	}
+	if d.capDepth > 0 {
+		d.capture = append(d.capture, d.buf[d.capStart:d.pos]...)
+	}
+	d.end = copy(d.buf, d.buf[d.pos:d.end])
+	d.pos, d.capStart = 0, 0
+	for d.end < n && d.readErr == nil {
+		m, err := d.r.Read(d.buf[d.end:])
+		d.end += m
+		if err == io.EOF {
+			d.r = eofReader{}
+			break
+		}
+		d.readErr = err
+	}
+	return d.end >= n
+}
+
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// structFields maps a struct type's JSON names to field indexes; extra is
+// the index of its Extra map, -1 when it has none.
+type structFields struct {
+	byName map[string]int
+	extra  int
+}
+
+var fieldCache sync.Map // reflect.Type → *structFields
+
+func fieldsOf(t reflect.Type) *structFields {
+	if sf, ok := fieldCache.Load(t); ok {
+		return sf.(*structFields)
+	}
+	sf := &structFields{byName: map[string]int{}, extra: -1}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Name == "Extra" && f.Type == reflect.TypeFor[map[string]json.RawMessage]():
+			sf.extra = i
+		case name != "" && name != "-":
+			sf.byName[name] = i
+		}
+	}
+	fieldCache.Store(t, sf)
+	return sf
+}
+
+func (d *decoder) object(n *node, dst reflect.Value) bool {
+	d.pos++ // {
+	var sf *structFields
+	switch {
+	case !dst.IsValid():
+	case dst.Kind() == reflect.Struct:
+		sf = fieldsOf(dst.Type())
+	case dst.Kind() == reflect.Map && dst.Type().Key().Kind() == reflect.String:
+		if dst.IsNil() {
+			dst.Set(reflect.MakeMap(dst.Type()))
+		}
+	default:
+		return false
+	}
+	var seen []string
+	for first := true; ; first = false {
+		d.space()
+		c, ok := d.peek()
+		if !ok {
+			return false
+		}
+		if c == '}' && first {
+			d.pos++
+			break
+		}
+		if c != '"' {
+			return false
+		}
+		key, ok := d.str()
+		if !ok || slices.Contains(seen, key) {
+			return false // a duplicate key: the full validator decides
+		}
+		seen = append(seen, key)
+		if n != nil && n.propNames != nil && !n.propNames.resolve().checkString(key) {
+			return false
+		}
+		d.space()
+		if !d.expect(":") {
+			return false
+		}
+		pn, declared := (*node)(nil), false
+		if n != nil {
+			pn, declared = n.properties[key]
+			if !declared {
+				if n.noExtra {
+					return false
+				}
+				pn = n.additional
+			}
+		}
+		if !d.member(pn, dst, sf, key) {
+			return false
+		}
+		d.space()
+		c, ok = d.peek()
+		d.pos++
+		if !ok || c == '}' {
+			if !ok {
+				return false
+			}
+			break
+		}
+		if c != ',' {
+			return false
+		}
+	}
+	if n != nil {
+		for _, r := range n.required {
+			if !slices.Contains(seen, r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// member reads the value of key into the struct field, the Extra map or
+// the map element it belongs to.
+func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key string) bool {
+	switch {
+	case !dst.IsValid():
+		return d.value(pn, reflect.Value{})
+	case sf == nil: // a map
+		elem := reflect.New(dst.Type().Elem()).Elem()
+		if !d.value(pn, elem) {
+			return false
+		}
+		dst.SetMapIndex(reflect.ValueOf(key), elem)
+		return true
+	}
+	if i, ok := sf.byName[key]; ok {
+		return d.value(pn, dst.Field(i))
+	}
+	if sf.extra < 0 {
+		return d.value(pn, reflect.Value{})
+	}
+	d.space()
+	mark := d.beginCapture()
+	if !d.value(pn, reflect.Value{}) {
+		return false
+	}
+	extra := dst.Field(sf.extra)
+	if extra.IsNil() {
+		extra.Set(reflect.ValueOf(map[string]json.RawMessage{}))
+	}
+	extra.SetMapIndex(reflect.ValueOf(key), reflect.ValueOf(json.RawMessage(d.endCapture(mark))))
+	return true
+}
+
+func (d *decoder) array(n *node, dst reflect.Value) bool {
+	d.pos++ // [
+	if dst.IsValid() && dst.Kind() != reflect.Slice {
+		return false
+	}
+	var items *node
+	unique := false
+	if n != nil {
+		items, unique = n.items, n.unique
+	}
+	var seen []string
+	length := 0
+	if dst.IsValid() {
+		dst.Set(reflect.MakeSlice(dst.Type(), 0, 0))
+	}
+	for first := true; ; first = false {
+		d.space()
+		c, ok := d.peek()
+		if !ok {
+			return false
+		}
+		if c == ']' && first {
+			d.pos++
+			break
+		}
+		var elem reflect.Value
+		if dst.IsValid() {
+			if length == dst.Cap() {
+				// Doubling: reflect.Append grows a long slice by a quarter at a time.
+				grown := reflect.MakeSlice(dst.Type(), length, max(4, 2*length))
+				reflect.Copy(grown, dst)
+				dst.Set(grown)
+			}
+			dst.SetLen(length + 1)
+			elem = dst.Index(length)
+		}
+		length++
+		mark := 0
+		if unique {
+			mark = d.beginCapture()
+		}
+		if !d.value(items, elem) {
+			return false
+		}
+		if unique {
+			canon, ok := canonical(d.endCapture(mark))
+			if !ok || slices.Contains(seen, canon) {
+				return false
+			}
+			seen = append(seen, canon)
+		}
+		d.space()
+		c, ok = d.peek()
+		d.pos++
+		if !ok {
+			return false
+		}
+		if c == ']' {
+			break
+		}
+		if c != ',' {
+			return false
+		}
+	}
+	return true
+}
+
+// canonical is a value's JSON text with object keys sorted, as the full
+// validator compares items for uniqueItems.
+func canonical(raw []byte) (string, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
 )
 
@@ -65,9 +66,9 @@ func LockWait(p Paths, wait time.Duration) (release func() error, err error) {
 // never read and never replaces a real one.
 func removeStaleTemps(p Paths) {
 	patterns := []string{
-		filepath.Join(filepath.Dir(p.Feedback), "."+filepath.Base(p.Feedback)+".tmp-*"),
-		filepath.Join(filepath.Dir(p.Draft), "."+filepath.Base(p.Draft)+".tmp-*"),
-		filepath.Join(p.HistoryDir, ".*.tmp-*"),
+		atomicfile.TempGlob(p.Feedback),
+		atomicfile.TempGlob(p.Draft),
+		atomicfile.TempGlob(filepath.Join(p.HistoryDir, "*")),
 	}
 	for _, pattern := range patterns {
 		matches, _ := filepath.Glob(pattern)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,32 +133,38 @@ func joinPath(parent, child string) string {
 }
 
 // duplicates reports per_case entries whose identity (suite, test_id,
-// target, variant, eval_path) repeats an earlier entry. Fields of the wrong type decode as empty
-// (encoding/json skips them and goes on); entries without a test_id are
-// left to the schema.
+// target, variant, eval_path) repeats an earlier entry. Keys are matched exactly, as the schema does
+// (encoding/json alone would read "Per_Case" as per_case); fields of the
+// wrong type count as empty and entries without a test_id are left to the
+// schema.
 func duplicates(data []byte) []Problem {
-	var doc struct {
-		PerCase []caseid.ID `json:"per_case"`
+	var doc map[string]json.RawMessage
+	var entries []json.RawMessage
+	if json.Unmarshal(data, &doc) != nil || json.Unmarshal(doc["per_case"], &entries) != nil {
+		return nil
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
-			return nil
-		}
+	text := func(raw json.RawMessage) string {
+		var s string
+		_ = json.Unmarshal(raw, &s) // not a string: empty, and the schema reports it
+		return s
 	}
-	first := make(map[caseid.ID]int, len(doc.PerCase))
+	first := make(map[caseid.ID]int, len(entries))
 	var problems []Problem
-	for i, c := range doc.PerCase {
-		if c.TestID == "" {
+	for i, raw := range entries {
+		var e map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &e) // not an object: no test_id, and the schema reports it
+		k := caseid.ID{Suite: text(e["suite"]), TestID: text(e["test_id"]), Target: text(e["target"]), Variant: text(e["variant"]), EvalPath: text(e["eval_path"])}
+		if k.TestID == "" {
 			continue
 		}
-		if j, seen := first[c]; seen {
+		if j, seen := first[k]; seen {
 			problems = append(problems, Problem{
 				Path: "per_case." + strconv.Itoa(i),
 				Msg:  fmt.Sprintf("duplicate of per_case.%d (same suite, test_id, target and variant)", j),
 			})
 			continue
 		}
-		first[c] = i
+		first[k] = i
 	}
 	return problems
 }
@@ -199,4 +207,245 @@ func position(data []byte, offset int64) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = len(before) - bytes.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// node is one compiled schema of the light validator: the subset of JSON
+// Schema draft-07 feedback.schema.json uses, interpreted from the embedded
+// schema itself, so a constraint added there is enforced by the light read
+// path (LoadFast) too. A keyword outside the subset fails compileLight,
+// which the tests run: extending the schema with a new kind of rule means
+// extending this interpreter, never silently ignoring the rule.
+type node struct {
+	types      map[string]bool // nil: any type
+	enum       []any           // strings, bools and nil (null) only
+	required   []string
+	properties map[string]*node
+	additional *node // schema of other properties; nil: any
+	noExtra    bool  // additionalProperties: false
+	propNames  *node
+	items      *node
+	unique     bool
+	minimum    *big.Rat
+	maximum    *big.Rat
+	minFloat   exactFloat
+	maxFloat   exactFloat
+	pattern    *regexp.Regexp
+	format     string
+	ref        string // "#/definitions/x", resolved into target
+	target     *node
+}
+
+// annotations are keywords that do not constrain a value.
+var annotations = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true,
+	"$comment": true, "default": true, "examples": true, "definitions": true}
+
+var (
+	lightOnce sync.Once
+	lightRoot *node
+	lightErr  error
+)
+
+// lightSchema compiles the embedded schema for the light validator once.
+func lightSchema() (*node, error) {
+	lightOnce.Do(func() {
+		lightRoot, lightErr = compileLight(schema.JSON)
+		if lightErr != nil {
+			lightErr = fmt.Errorf("embedded schema/feedback.schema.json: %w", lightErr)
+		}
+	})
+	return lightRoot, lightErr
+}
+
+func compileLight(data []byte) (*node, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var defs map[string]json.RawMessage
+	if raw, ok := doc["definitions"]; ok {
+		if err := json.Unmarshal(raw, &defs); err != nil {
+			return nil, fmt.Errorf("definitions: %w", err)
+		}
+	}
+	compiled := map[string]*node{}
+	var refs []*node
+	var compile func(path string, raw json.RawMessage) (*node, error)
+	compile = func(path string, raw json.RawMessage) (*node, error) {
+		var kw map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &kw); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		n := &node{}
+		for k, v := range kw {
+			var err error
+			switch k {
+			case "type":
+				var one string
+				var many []string
+				if json.Unmarshal(v, &one) == nil {
+					many = []string{one}
+				} else {
+					err = json.Unmarshal(v, &many)
+				}
+				n.types = map[string]bool{}
+				for _, t := range many {
+					n.types[t] = true
+				}
+			case "enum":
+				err = json.Unmarshal(v, &n.enum)
+				for _, e := range n.enum {
+					switch e.(type) {
+					case string, bool, nil:
+					default:
+						err = fmt.Errorf("enum value %v: only strings, booleans and null are supported", e)
+					}
+				}
+			case "required":
+				err = json.Unmarshal(v, &n.required)
+			case "properties":
+				var props map[string]json.RawMessage
+				if err = json.Unmarshal(v, &props); err == nil {
+					n.properties = map[string]*node{}
+					for name, p := range props {
+						if n.properties[name], err = compile(path+".properties."+name, p); err != nil {
+							return nil, err
+						}
+					}
+				}
+			case "additionalProperties":
+				var b bool
+				if json.Unmarshal(v, &b) == nil {
+					n.noExtra = !b
+				} else {
+					n.additional, err = compile(path+"."+k, v)
+				}
+			case "propertyNames":
+				n.propNames, err = compile(path+"."+k, v)
+			case "items":
+				n.items, err = compile(path+"."+k, v)
+			case "uniqueItems":
+				err = json.Unmarshal(v, &n.unique)
+			case "minimum", "maximum":
+				r, ok := new(big.Rat).SetString(string(v))
+				if !ok {
+					err = fmt.Errorf("%s is not a number", v)
+				} else if k == "minimum" {
+					n.minimum, n.minFloat = r, exactFloatOf(r)
+				} else {
+					n.maximum, n.maxFloat = r, exactFloatOf(r)
+				}
+			case "pattern":
+				var p string
+				if err = json.Unmarshal(v, &p); err == nil {
+					n.pattern, err = regexp.Compile(p)
+				}
+			case "format":
+				err = json.Unmarshal(v, &n.format)
+			case "$ref":
+				if err = json.Unmarshal(v, &n.ref); err == nil && !strings.HasPrefix(n.ref, "#/definitions/") {
+					err = fmt.Errorf("$ref %q: only #/definitions/ references are supported", n.ref)
+				}
+				refs = append(refs, n)
+			default:
+				if !annotations[k] {
+					err = fmt.Errorf("keyword %q is not supported by the light validator", k)
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", path, k, err)
+			}
+		}
+		if n.ref != "" && (len(kw) > 1+countAnnotations(kw)) {
+			return nil, fmt.Errorf("%s: keywords beside $ref are ignored by draft-07; remove them", path)
+		}
+		return n, nil
+	}
+	root, err := compile("(schema)", data)
+	if err != nil {
+		return nil, err
+	}
+	for name, raw := range defs {
+		if compiled[name], err = compile("(schema).definitions."+name, raw); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range refs {
+		if n.target = compiled[strings.TrimPrefix(n.ref, "#/definitions/")]; n.target == nil {
+			return nil, fmt.Errorf("$ref %q: no such definition", n.ref)
+		}
+	}
+	return root, nil
+}
+
+func countAnnotations(kw map[string]json.RawMessage) int {
+	n := 0
+	for k := range kw {
+		if annotations[k] {
+			n++
+		}
+	}
+	return n
+}
+
+// resolve follows $ref chains.
+func (n *node) resolve() *node {
+	for n != nil && n.target != nil {
+		n = n.target
+	}
+	return n
+}
+
+// allows tells whether the schema admits a value of JSON type t
+// ("integer" values also count as "number").
+func (n *node) allows(t string, integral bool) bool {
+	if n == nil || n.types == nil || n.types[t] {
+		return true
+	}
+	return t == "number" && integral && n.types["integer"]
+}
+
+// checkString applies the string keywords and enum.
+func (n *node) checkString(s string) bool {
+	if n == nil {
+		return true
+	}
+	if n.enum != nil && !slices.Contains(n.enum, any(s)) {
+		return false
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		return false
+	}
+	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, s)
+}
+
+// inRange applies minimum and maximum to a number's text. A number whose
+// nearest float64 lies strictly inside bounds that are themselves exact
+// float64 values is inside them (rounding to nearest keeps order); any
+// other number is compared exactly.
+func (n *node) inRange(text string, exact func() *big.Rat) bool {
+	if n == nil || n.minimum == nil && n.maximum == nil {
+		return true
+	}
+	if f, err := strconv.ParseFloat(text, 64); err == nil &&
+		(n.minimum == nil || n.minFloat.ok && f > n.minFloat.v) && (n.maximum == nil || n.maxFloat.ok && f < n.maxFloat.v) {
+		return true
+	}
+	r := exact()
+	return (n.minimum == nil || r.Cmp(n.minimum) >= 0) && (n.maximum == nil || r.Cmp(n.maximum) <= 0)
+}
+
+// exactFloat is a bound as a float64, ok when it is exactly that.
+type exactFloat struct {
+	v  float64
+	ok bool
+}
+
+func exactFloatOf(r *big.Rat) exactFloat {
+	v, exact := r.Float64()
+	return exactFloat{v, exact}
+}
+
+// checkScalar applies enum to true, false and null.
+func (n *node) checkScalar(v any) bool {
+	return n == nil || n.enum == nil || slices.Contains(n.enum, v)
 }

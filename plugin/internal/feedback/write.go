@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
 )
 
@@ -63,30 +63,29 @@ func Encode(f *File) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Write validates f and replaces path with it atomically: a temp file in the
-// same folder is written, synced and renamed over path, then the folder is
-// synced, so a crash leaves either the old file or the new one, whole.
+// replaceFile is atomicfile.WriteFile; tests make it fail.
+var replaceFile = atomicfile.WriteFile
+
+// Write validates f and replaces path with it atomically and durably
+// (atomicfile.WriteFile): a crash leaves either the old file or the new
+// one, whole.
 //
 // Write refuses a symbolic link at path: renaming over it would replace the
 // link and silently detach the file it points to, and writing through it
 // would change a file outside this folder. Errors are *clierr.Error (exit 1).
 func Write(path string, f *File) error {
-	return writeFile(osFS{}, path, f)
-}
-
-func writeFile(fsys fileSystem, path string, f *File) error {
 	data, err := Encode(f)
 	if err != nil {
 		return &clierr.Error{Code: clierr.CodeFailure, File: path, Msg: "not written: " + err.Error(), Err: err}
 	}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	if err := replaceFile(path, data); errors.Is(err, atomicfile.ErrSymlink) {
 		return &clierr.Error{
 			Code: clierr.CodeFailure, File: path,
 			Msg:  "is a symbolic link: refusing to replace it",
 			Hint: "remove the link, or pass --out with the file it points to",
+			Err:  err,
 		}
-	}
-	if err := writeDurable(fsys, path, data, false); err != nil {
+	} else if err != nil {
 		return writeError(path, err)
 	}
 	return nil
@@ -108,10 +107,6 @@ func writeError(path string, err error) error {
 // for the new version's previous field. It returns "" when there is no
 // feedback file. History files are never replaced. Call it holding Lock.
 func Archive(p Paths) (string, error) {
-	return archive(osFS{}, p)
-}
-
-func archive(fsys fileSystem, p Paths) (string, error) {
 	data, err := os.ReadFile(p.Feedback)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -138,7 +133,7 @@ func archive(fsys fileSystem, p Paths) (string, error) {
 			file = stem + "." + stamp + "." + strconv.Itoa(n) + ".json"
 		}
 		target := filepath.Join(p.HistoryDir, file)
-		err := writeDurable(fsys, target, data, true)
+		err := atomicfile.Create(target, data)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -200,101 +195,4 @@ func DiscardDraft(p Paths) error {
 		return nil
 	}
 	return &clierr.Error{Code: clierr.CodeFailure, File: p.Draft, Msg: "cannot set the draft aside: " + clierr.Cause(err), Err: err}
-}
-
-// fileSystem is what a durable write needs from the OS. Tests substitute
-// one that fails at a chosen step.
-type fileSystem interface {
-	CreateTemp(dir, pattern string) (tempFile, error)
-	Rename(oldpath, newpath string) error
-	Link(oldpath, newpath string) error
-	Remove(name string) error
-	SyncDir(dir string) error
-}
-
-type tempFile interface {
-	Name() string
-	Write(p []byte) (int, error)
-	Chmod(mode fs.FileMode) error
-	Sync() error
-	Close() error
-}
-
-// writeDurable writes data to a temp file beside path (mode 0644), syncs
-// and closes it, then renames it over path, or with noReplace links it to
-// path and fails with fs.ErrExist when path exists, and finally syncs the
-// folder. On failure the temp file is removed and path is untouched.
-func writeDurable(fsys fileSystem, path string, data []byte, noReplace bool) error {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := fsys.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = writeSyncClose(f, data)
-	if err == nil {
-		if noReplace {
-			err = fsys.Link(tmp, path)
-		} else {
-			err = fsys.Rename(tmp, path)
-		}
-	}
-	if noReplace || err != nil {
-		// After a link the temp name is a second name of path; otherwise a leftover.
-		if rmErr := fsys.Remove(tmp); err == nil {
-			err = rmErr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return fsys.SyncDir(dir)
-}
-
-func writeSyncClose(f tempFile, data []byte) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if closeErr := f.Close(); err == nil {
-		err = closeErr
-	}
-	return err
-}
-
-type osFS struct{}
-
-func (osFS) CreateTemp(dir, pattern string) (tempFile, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
-func (osFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
-func (osFS) Link(oldpath, newpath string) error   { return os.Link(oldpath, newpath) }
-func (osFS) Remove(name string) error             { return os.Remove(name) }
-
-// SyncDir makes a rename in dir durable. File systems that cannot sync a
-// folder (EINVAL, ENOTSUP) are not an error, as in restic.
-func (osFS) SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
-		err = nil
-	}
-	if closeErr := d.Close(); err == nil {
-		err = closeErr
-	}
-	return err
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -151,121 +150,6 @@ func TestWriteUnwritableFolder(t *testing.T) {
 
 var errInjected = errors.New("injected failure")
 
-// failingFS fails the durable write at one step.
-type failingFS struct {
-	osFS
-	step string
-	err  error
-}
-
-func (f failingFS) fail(step string) error {
-	if f.step == step {
-		return f.err
-	}
-	return nil
-}
-
-func (f failingFS) CreateTemp(dir, pattern string) (tempFile, error) {
-	if err := f.fail("create"); err != nil {
-		return nil, err
-	}
-	t, err := f.osFS.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
-	}
-	return failingFile{t, f}, nil
-}
-
-func (f failingFS) Rename(oldpath, newpath string) error {
-	if err := f.fail("rename"); err != nil {
-		return err
-	}
-	return f.osFS.Rename(oldpath, newpath)
-}
-
-func (f failingFS) Link(oldpath, newpath string) error {
-	if err := f.fail("link"); err != nil {
-		return err
-	}
-	return f.osFS.Link(oldpath, newpath)
-}
-
-func (f failingFS) SyncDir(dir string) error {
-	if err := f.fail("syncdir"); err != nil {
-		return err
-	}
-	return f.osFS.SyncDir(dir)
-}
-
-type failingFile struct {
-	tempFile
-	fs failingFS
-}
-
-func (f failingFile) Write(p []byte) (int, error) {
-	if err := f.fs.fail("write"); err != nil {
-		n, _ := f.tempFile.Write(p[:len(p)/2]) // a short write, as on a full disk
-		return n, err
-	}
-	return f.tempFile.Write(p)
-}
-
-func (f failingFile) Sync() error {
-	if err := f.fs.fail("sync"); err != nil {
-		return err
-	}
-	return f.tempFile.Sync()
-}
-
-func (f failingFile) Close() error {
-	err := f.tempFile.Close()
-	if injected := f.fs.fail("close"); injected != nil {
-		return injected
-	}
-	return err
-}
-
-func TestWriteFailureKeepsOldFile(t *testing.T) {
-	readOnly := &fs.PathError{Op: "open", Path: "x", Err: syscall.EROFS}
-	tests := []struct {
-		step    string
-		err     error
-		replace bool // the new version is in place despite the error
-		msg     string
-	}{
-		{"create", readOnly, false, "cannot write: read-only file system"},
-		{"write", errInjected, false, "cannot write: injected failure"},
-		{"sync", errInjected, false, "cannot write: injected failure"},
-		{"close", errInjected, false, "cannot write: injected failure"},
-		{"rename", errInjected, false, "cannot write: injected failure"},
-		{"syncdir", errInjected, true, "cannot write: injected failure"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.step, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "feedback.json")
-			if err := Write(path, sample("old")); err != nil {
-				t.Fatal(err)
-			}
-			err := writeFile(failingFS{step: tt.step, err: tt.err}, path, sample("new"))
-			wantCode(t, err, clierr.CodeFailure, "use --out FILE")
-			if !strings.Contains(err.Error(), tt.msg) || !errors.Is(err, tt.err) {
-				t.Errorf("error = %v, want %q wrapping %v", err, tt.msg, tt.err)
-			}
-			want := `"old"`
-			if tt.replace {
-				want = `"new"`
-			}
-			if got := readString(t, path); !strings.Contains(got, want) {
-				t.Errorf("file after failed write =\n%s\nwant it to hold %s", got, want)
-			}
-			if names := dirNames(t, dir); !slices.Equal(names, []string{"feedback.json"}) {
-				t.Errorf("folder holds %v, want only feedback.json (no temp file left)", names)
-			}
-		})
-	}
-}
-
 func TestArchive(t *testing.T) {
 	dir := t.TempDir()
 	p := PathsFor(dir, "")
@@ -312,19 +196,6 @@ func TestArchiveWithoutTimestamp(t *testing.T) {
 	rel, err := Archive(p)
 	if want := "my.history/my.2026-01-02T03-04-05.000Z.json"; rel != want || err != nil {
 		t.Errorf("Archive = %q, %v; want %q (named after the modification time)", rel, err, want)
-	}
-}
-
-func TestArchiveFailureLeavesNoTempFile(t *testing.T) {
-	dir := t.TempDir()
-	p := PathsFor(dir, "")
-	if err := Write(p.Feedback, sample("v1")); err != nil {
-		t.Fatal(err)
-	}
-	_, err := archive(failingFS{step: "link", err: errInjected}, p)
-	wantCode(t, err, clierr.CodeFailure, "--out")
-	if names := dirNames(t, p.HistoryDir); len(names) != 0 {
-		t.Errorf("history holds %v after a failed archive", names)
 	}
 }
 

@@ -174,7 +174,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	if err := s.askDetails(&entry, c, d, earlier); err != nil {
 		return false, err
 	}
-	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && ev != (feedback.FlakyEvidence{}) {
+	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && (ev.Samples != "" || ev.Runs != "") {
 		entry.FlakyEvidence = &ev
 	}
 	return false, s.record(c, seen, entry)
