@@ -34,7 +34,10 @@ func TestFailuresStopWithScreen(t *testing.T) {
 	}{
 		{"missing text", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.ExpectString("nope") }, `no "nope" after`},
 		{"program exits", "echo ready", func(tm *ptytest.Term) { tm.ExpectString("nope") }, `program closed the terminal without writing "nope"`},
-		{"line mode", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.Send("x") }, `program not reading keys`},
+		{"line mode", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.Send("x") }, `program not waiting for keys`},
+		// Raw mode, but the program never reads: the first key is typed,
+		// the second waits for the first to be read.
+		{"unread input", "stty raw -echo; echo ready; sleep 60", func(tm *ptytest.Term) { tm.Send("x"); tm.Send("y") }, `program not waiting for keys after 300ms (it is in line mode or has unread input), cannot send "y"`},
 		{"no exit", "echo ready; sleep 60", func(tm *ptytest.Term) { tm.Wait() }, `program still running`},
 	}
 	for _, tt := range tests {
@@ -59,6 +62,22 @@ func TestFailuresStopWithScreen(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestResize: the program sees the new size (SIGWINCH, then its terminal's
+// size), and so does the emulated screen.
+func TestResize(t *testing.T) {
+	script := `trap 'stty size; exit 0' WINCH; echo ready; while :; do sleep 0.05; done`
+	term := ptytest.Start(t, exec.Command("sh", "-c", script), 40, 5)
+	term.ExpectString("ready")
+	term.Resize(20, 4)
+	term.ExpectString("4 20")
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, term.Screen())
+	}
+	if got, want := term.Screen(), "ready\n4 20\n"; got != want {
+		t.Errorf("Screen() = %q, want %q", got, want)
 	}
 }
 
