@@ -15,12 +15,10 @@ import (
 	"agentv-review/plugin/internal/prompt/ptytest"
 )
 
-func TestMain(m *testing.M) { ptytest.Main(m) }
-
 // start runs agentv-review with args on a 120×40 pseudo-terminal.
 func start(t *testing.T, args ...string) *ptytest.Term {
 	t.Helper()
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
+	bin := binary(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "VISUAL=", "EDITOR=", "PAGER=cat", "AGENTV_REVIEWER=", "NO_COLOR=1")
 	return ptytest.Start(t, cmd, 120, 40)
@@ -140,7 +138,7 @@ func TestInterruptThenResume(t *testing.T) {
 // TestNoTerminalExits2: piped, the guided review refuses instead of
 // hanging or drawing.
 func TestNoTerminalExits2(t *testing.T) {
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
+	bin := binary(t)
 	cmd := exec.Command(bin, "demo", "--dir", filepath.Join(t.TempDir(), "demo"))
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
