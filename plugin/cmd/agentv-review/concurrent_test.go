@@ -32,7 +32,7 @@ const lockedMsg = "another review of this run is in progress"
 // and combined output.
 func agentvReview(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review"), args...)
+	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), "AGENTV_REVIEWER=script")
 	return runCmd(t, cmd)
 }
@@ -40,7 +40,7 @@ func agentvReview(t *testing.T, args ...string) (int, string) {
 func copyRun(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("../../../testdata/agentv-4.42.4/runs", name))); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(corpus, name))); err != nil {
 		t.Fatal(err)
 	}
 	return dir

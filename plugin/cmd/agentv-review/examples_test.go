@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"agentv-review/plugin/internal/prompt/ptytest"
 )
 
 // example is one fenced shell block from the docs.
@@ -66,7 +64,7 @@ func TestDocExamplesRun(t *testing.T) {
 	if err != nil {
 		t.Skip("bash not installed")
 	}
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
+	bin := binary(t)
 	root := "../../.."
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	skillFiles, _ := filepath.Glob(filepath.Join(root, "skills", "agentv-eval-builder", "*.md"))

@@ -18,7 +18,6 @@ import (
 	"testing"
 
 	"agentv-review/plugin/internal/feedback"
-	"agentv-review/plugin/internal/prompt/ptytest"
 )
 
 // earlierFeedback writes a valid earlier feedback.json into dir and
@@ -86,7 +85,7 @@ func TestReadOnlyRunDirectory(t *testing.T) {
 		}
 	}
 	bin := filepath.Join(root, "agentv-review")
-	data, err := os.ReadFile(ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review"))
+	data, err := os.ReadFile(binary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func TestReadOnlyRunDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "core-pass-fail-error")
-	if err := os.CopyFS(dir, os.DirFS("../../../testdata/agentv-4.42.4/runs/core-pass-fail-error")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(corpus, "core-pass-fail-error"))); err != nil {
 		t.Fatal(err)
 	}
 	before := earlierFeedback(t, dir)
@@ -142,7 +141,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	dir := copyRun(t, "core-pass-fail-error")
 	before := earlierFeedback(t, dir)
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
+	bin := binary(t)
 	// 2 KiB: the earlier file fits, the new one with a long note does not.
 	note := strings.Repeat("long note ", 300)
 	cmd := exec.Command("sh", "-c", `ulimit -f 2 && exec "$0" "$@"`, bin, "set", "--verdict", "incorrect", "--note", note, dir, "date-format")

@@ -1,149 +1,117 @@
 package main
 
-// End-to-end tests of the guided review through a real pseudo-terminal
-// with a vt10x terminal emulator behind it (ptytest). Every expectation has
-// a timeout; a failure prints the emulated screen.
+// Smoke tests of what only a real terminal shows, through a pseudo-terminal
+// with a vt10x terminal emulator behind it (ptytest): the screens survey
+// draws, keys and typed text (survey queries the cursor position for
+// every typed character), Ctrl-C, a resize, and escape sequences from a run
+// staying inert. Every expectation has a timeout; a failure prints the
+// emulated screen. The flow itself (questions, defaults, resume) is tested
+// with the scripted prompter in flow_test.go.
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/prompt/ptytest"
 )
 
-func TestMain(m *testing.M) { ptytest.Main(m) }
+// startSized runs agentv-review with args on a cols×rows pseudo-terminal.
+func startSized(t *testing.T, cols, rows int, args ...string) *ptytest.Term {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), "VISUAL=", "EDITOR=", "PAGER=cat", "AGENTV_REVIEWER=", "NO_COLOR=1")
+	return ptytest.Start(t, cmd, cols, rows)
+}
 
 // start runs agentv-review with args on a 120×40 pseudo-terminal.
 func start(t *testing.T, args ...string) *ptytest.Term {
 	t.Helper()
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "VISUAL=", "EDITOR=", "PAGER=cat", "AGENTV_REVIEWER=", "NO_COLOR=1")
-	return ptytest.Start(t, cmd, 120, 40)
+	return startSized(t, 120, 40, args...)
 }
 
-// answerClean accepts the defaults of one case: verdict, signals, notes.
-func answerClean(term *ptytest.Term) {
-	term.ExpectString("Verdict")
-	term.Send(ptytest.Enter)
-	term.ExpectString("What did you notice?")
-	term.Send(ptytest.Enter)
-	term.ExpectString("Notes")
-	term.Send(ptytest.Enter)
-}
-
-// opening answers the reviewer and scope questions with their defaults.
-func opening(term *ptytest.Term) {
+// TestDemoOnTerminal: the demo draws its opening, takes arrow keys, Enter
+// and typed notes, and Ctrl-C stops it with exit 130, the answer kept in
+// the draft and the way to resume on screen.
+func TestDemoOnTerminal(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	term := start(t, "demo", "--dir", dir)
+	term.ExpectString("15 cases: 6 passed · 6 failed · 3 errored")
 	term.ExpectString("Reviewer name")
 	term.Send(ptytest.Enter)
 	term.ExpectString("What do you want to review?")
 	term.Send(ptytest.Enter)
 	term.ExpectString("10 case(s) to review")
-}
-
-func closing(term *ptytest.Term) {
-	term.ExpectString("Overall notes")
+	term.ExpectString("? Verdict")
+	term.Send(ptytest.Up) // from the default "Incorrect" to "Needs improvement"
 	term.Send(ptytest.Enter)
-	term.ExpectString("Write feedback.json?")
+	term.ExpectString("What did you notice?")
 	term.Send(ptytest.Enter)
-	term.ExpectString("Wrote ")
-}
-
-func readFeedback(t *testing.T, path string) *feedback.File {
-	t.Helper()
-	f, err := feedback.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// TestDemoEnterThroughEverything is the README's first command: Enter
-// through every question gives a valid feedback.json with one entry per
-// reviewed case.
-func TestDemoEnterThroughEverything(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "demo")
-	term := start(t, "demo", "--dir", dir)
-	opening(term)
-	for range 10 {
-		answerClean(term)
-	}
-	closing(term)
-	term.ExpectString("Next steps")
-	if code := term.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, term.Screen())
-	}
-	f := readFeedback(t, filepath.Join(dir, "feedback.json"))
-	if len(f.PerCase) != 10 || f.Reviewer == "" || f.RunID != "demo" {
-		t.Fatalf("feedback: %d entries, reviewer %q, run %q", len(f.PerCase), f.Reviewer, f.RunID)
-	}
-	for _, c := range f.PerCase {
-		want := feedback.Incorrect // failures and errors default to incorrect
-		if c.Automated.Outcome == "passed" {
-			want = feedback.Acceptable
-		}
-		if c.Verdict != want {
-			t.Errorf("%s (%s): verdict %s, want the default %s", c.TestID, c.Automated.Outcome, c.Verdict, want)
-		}
-	}
-}
-
-// TestInterruptThenResume: Ctrl-C mid-review exits 130 with the draft
-// intact; the next session resumes it and completes the review.
-func TestInterruptThenResume(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "demo")
-	term := start(t, "demo", "--dir", dir)
-	opening(term)
-	answerClean(term)
-	answerClean(term)
-	term.ExpectString("Verdict")
+	term.ExpectString("? Notes")
+	term.Send("looks fine")
+	term.Send(ptytest.Enter)
+	term.ExpectString("case 2 of 10")
+	term.ExpectString("? Verdict")
 	term.Send(ptytest.CtrlC)
 	term.ExpectString("resume with: agentv review")
 	if code := term.Wait(); code != 130 {
 		t.Fatalf("exit %d after Ctrl-C, want 130\n%s", code, term.Screen())
 	}
+	if screen := term.Screen(); !strings.Contains(screen, "? Notes (optional; :e opens your editor) looks fine") {
+		t.Errorf("the typed notes are not on the screen:\n%s", screen)
+	}
 	draft, err := feedback.LoadDraft(feedback.PathsFor(dir, ""))
-	if err != nil || draft == nil || len(draft.PerCase) != 2 {
-		t.Fatalf("draft after Ctrl-C: %+v, %v; want 2 answered cases", draft, err)
+	if err != nil || draft == nil || len(draft.PerCase) != 1 {
+		t.Fatalf("draft after Ctrl-C: %+v, %v; want 1 answered case", draft, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "feedback.json")); !os.IsNotExist(err) {
-		t.Fatal("feedback.json must not exist after an interrupted first review")
-	}
-
-	term = start(t, dir)
-	term.ExpectString("Resume it?")
-	term.Send(ptytest.Enter)
-	term.ExpectString("Reviewer name")
-	term.Send(ptytest.Enter)
-	term.ExpectString("10 case(s) to review") // scope comes from the draft
-	for range 8 {
-		answerClean(term)
-	}
-	closing(term)
-	if code := term.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, term.Screen())
-	}
-	f := readFeedback(t, filepath.Join(dir, "feedback.json"))
-	if len(f.PerCase) != 10 {
-		t.Fatalf("%d entries after resume, want 10", len(f.PerCase))
-	}
-	data, _ := json.Marshal(f.PerCase[0])
-	if f.PerCase[0].TestID != draft.PerCase[0].TestID {
-		t.Errorf("first entry %s, want the draft's %s", data, draft.PerCase[0].TestID)
+	if c := draft.PerCase[0]; c.Verdict != feedback.NeedsImprovement || c.Notes != "looks fine" {
+		t.Errorf("draft entry: verdict %s, notes %q; want needs_improvement, \"looks fine\"", c.Verdict, c.Notes)
 	}
 }
 
-// TestNoTerminalExits2: piped, the guided review refuses instead of
-// hanging or drawing.
-func TestNoTerminalExits2(t *testing.T) {
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
-	cmd := exec.Command(bin, "demo", "--dir", filepath.Join(t.TempDir(), "demo"))
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
-		t.Fatalf("err %v, want exit 2\n%s", err, out)
+// TestHazardsInertOnTerminal: an answer full of escape sequences (clear
+// screen, window title, colours, a hyperlink) is shown as text with ␛ for
+// ESC: the terminal neither clears nor colours anything.
+func TestHazardsInertOnTerminal(t *testing.T) {
+	dir := copyRun(t, "terminal-hazards")
+	term := startSized(t, 120, 60, "--reviewer", "ana", "--filter", "ansi-output", dir)
+	term.ExpectString("? Verdict")
+	screen := term.Screen()
+	for _, want := range []string{
+		"agentv review · run terminal-hazards", // still there: ESC[2J did not clear the screen
+		"␛[2J␛[H␛]0;pwned-title␇␛[31mRED ALERT␛[0m status: ok",
+		"␛]8;;https://example.invalid/phish␛\\click here",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	term.Send(ptytest.CtrlC)
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d after Ctrl-C, want 130\n%s", code, term.Screen())
+	}
+}
+
+// TestResizeMidReview: the terminal shrinks while a prompt is open; the
+// review goes on (survey measures the terminal again for the next line
+// prompt) and the next case is drawn.
+func TestResizeMidReview(t *testing.T) {
+	term := start(t, "--reviewer", "ana", "--scope", "all", copyRun(t, "core-pass-fail-error"))
+	term.ExpectString("? Verdict")
+	term.Resize(70, 30)
+	term.Send(ptytest.Enter)
+	term.ExpectString("What did you notice?")
+	term.Send(ptytest.Enter)
+	term.ExpectString("? Notes")
+	term.Send("narrow")
+	term.Send(ptytest.Enter)
+	term.ExpectString("case 2 of 15")
+	term.ExpectString("? Verdict")
+	term.Send(ptytest.CtrlC)
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d after Ctrl-C, want 130\n%s", code, term.Screen())
 	}
 }

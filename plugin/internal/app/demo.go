@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"agentv-review/plugin/internal/clierr"
-	"agentv-review/testdata/agentv-4.42.4/runs"
+	"agentv-review/plugin/internal/demo"
 )
 
 func demoCommand(s *Streams) *cli.Command {
@@ -33,7 +33,7 @@ func demoAction(s *Streams, c *cli.Context, _ []string) error {
 		if err != nil {
 			return clierr.Failure(err, "cannot create a temporary folder: "+clierr.Cause(err), "pass --dir DIR")
 		}
-		dir = filepath.Join(tmp, runs.DemoName)
+		dir = filepath.Join(tmp, demo.Name)
 	}
 	if err := copyDemo(dir); err != nil {
 		return err
@@ -46,7 +46,7 @@ func copyDemo(dir string) error {
 	if _, err := os.Lstat(dir); err == nil {
 		return clierr.Usage(dir+" already exists", "pass a new folder to --dir, or review it directly: agentv review "+dir)
 	}
-	sub, err := fs.Sub(runs.Demo, runs.DemoName)
+	sub, err := fs.Sub(demo.Run, demo.Name)
 	if err != nil {
 		return err
 	}

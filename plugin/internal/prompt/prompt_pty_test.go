@@ -103,6 +103,22 @@ func TestPromptCtrlC(t *testing.T) {
 	}
 }
 
+// TestKeysNotLostBehindCursorAnswer: a program that is slow to read the
+// answer to its cursor-position request still gets the key typed after it
+// (ptytest.Send waits until the answer has been read instead of for a
+// quiet period; survey drops keys that arrive in the same read as the
+// answer).
+func TestKeysNotLostBehindCursorAnswer(t *testing.T) {
+	term := ptytest.Start(t, exec.Command(ptytest.BuildBinary(t, "./testdata/slowreader")), 80, 24)
+	term.ExpectString("ready")
+	term.Send("x")
+	term.ExpectString("cursor at 1,2")
+	term.ExpectString(`key='x' err=<nil>`)
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit code %d, want 0; screen:\n%s", code, term.Screen())
+	}
+}
+
 func TestCanPromptPipe(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {

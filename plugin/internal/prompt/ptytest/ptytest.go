@@ -14,7 +14,15 @@
 // between expectations. (github.com/Netflix/go-expect, which survey's own
 // tests use, feeds its emulator only inside an Expect call, so a prompt that
 // queries the cursor while the test is between expectations stalls; that is
-// why this package talks to creack/pty and vt10x directly.) Every wait has a timeout (DefaultTimeout); on any
+// why this package talks to creack/pty and vt10x directly.)
+//
+// Send never races those answers: survey reads the answer to a cursor query
+// with a fresh buffered reader and drops whatever the same read returned
+// after it, so keys that reach the terminal after an answer the program has
+// not read yet are lost. Send therefore types only when the program reads
+// key by key (raw mode) and has read every byte typed or answered so far,
+// and it types under the same lock the emulator answers under. Nothing
+// depends on timing; every wait has a timeout (DefaultTimeout), on any
 // failure the test stops with the emulated screen in the message, and the
 // program is killed when the test ends.
 package ptytest
@@ -61,11 +69,9 @@ const (
 	CtrlD     = "\x04"
 )
 
-// settle is how long the program's output must be quiet before keys are
-// sent, so that they cannot overtake the reply to a cursor-position request
-// the prompt makes right after switching to raw mode. 20 ms lost keys on a
-// machine loaded by two fuzzers; 100 ms has not.
-const settle = 100 * time.Millisecond
+// pollEvery is how often Send looks again whether the program is ready for
+// keys (that state shows in no output).
+const pollEvery = 2 * time.Millisecond
 
 // Term is a program running on a pseudo-terminal.
 type Term struct {
@@ -78,13 +84,16 @@ type Term struct {
 	waitErr error
 	eof     chan struct{} // closed once all output has been read
 
+	// inMu orders everything written to the program's input: the keys
+	// Send types and the emulator's answers.
+	inMu sync.Mutex
+
 	ttyMu sync.Mutex
-	tty   *os.File // the program's side, kept to read its mode; nil once it exited
+	tty   *os.File // the program's side, kept to read its mode and input queue; nil once it exited
 
 	mu      sync.Mutex
 	out     []byte        // everything the program wrote
 	matched int           // out[:matched] was consumed by ExpectString
-	lastOut time.Time     // when the program last wrote
 	wrote   chan struct{} // closed and replaced on every write
 }
 
@@ -104,10 +113,10 @@ func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
 	tm := &Term{
 		t: t, timeout: DefaultTimeout, ptm: ptm, tty: tty, cmd: cmd,
 		exited: make(chan struct{}), eof: make(chan struct{}), wrote: make(chan struct{}),
-		// The emulator's answers (cursor position, device status) are typed
-		// back into the program's input.
-		vt: vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(ptm)),
 	}
+	// The emulator's answers (cursor position, device status) are typed
+	// back into the program's input.
+	tm.vt = vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(answers{tm}))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -131,6 +140,16 @@ func Start(t testing.TB, cmd *exec.Cmd, cols, rows int) *Term {
 	return tm
 }
 
+// answers writes the emulator's answers to the program's input, ordered
+// with the keys Send types.
+type answers struct{ tm *Term }
+
+func (a answers) Write(p []byte) (int, error) {
+	a.tm.inMu.Lock()
+	defer a.tm.inMu.Unlock()
+	return a.tm.ptm.Write(p)
+}
+
 // SetTimeout changes the bound of each later wait.
 func (tm *Term) SetTimeout(d time.Duration) { tm.timeout = d }
 
@@ -150,7 +169,6 @@ func (tm *Term) read() {
 
 			tm.mu.Lock()
 			tm.out = append(tm.out, buf[:n]...)
-			tm.lastOut = time.Now()
 			close(tm.wrote)
 			tm.wrote = make(chan struct{})
 			tm.mu.Unlock()
@@ -217,33 +235,66 @@ func (tm *Term) found(s string) bool {
 }
 
 // Send types keys once the program reads the terminal key by key (raw mode,
-// as a survey prompt does) and its output has settled, so keys never reach
-// the terminal's line editor or overtake a prompt's setup.
+// as a survey prompt does) and has read all its input so far, so keys never
+// reach the terminal's line editor or the read that fetches the answer to a
+// cursor-position request.
 func (tm *Term) Send(keys string) {
 	tm.t.Helper()
 	deadline := time.Now().Add(tm.timeout)
-	for !tm.readyForKeys() {
-		if time.Now().After(deadline) {
-			tm.fail("program not reading keys after %v, cannot send %q", tm.timeout, keys)
+	for {
+		sent, err := tm.trySend(keys)
+		switch {
+		case err != nil:
+			tm.fail("send %q: %v", keys, err)
+		case sent:
+			return
+		case time.Now().After(deadline):
+			tm.fail("program not waiting for keys after %v (it is in line mode or has unread input), cannot send %q", tm.timeout, keys)
 		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	if _, err := tm.ptm.WriteString(keys); err != nil {
-		tm.fail("send %q: %v", keys, err)
+		time.Sleep(pollEvery)
 	}
 }
 
-func (tm *Term) readyForKeys() bool {
-	tm.mu.Lock()
-	quiet := time.Since(tm.lastOut) >= settle
-	tm.mu.Unlock()
+// trySend types keys if the program is waiting for them. It holds inMu, so
+// no emulator answer can slip in between the check and the keys.
+func (tm *Term) trySend(keys string) (bool, error) {
+	tm.inMu.Lock()
+	defer tm.inMu.Unlock()
+	if !tm.waitingForKeys() {
+		return false, nil
+	}
+	_, err := tm.ptm.WriteString(keys)
+	return err == nil, err
+}
+
+// waitingForKeys reports whether the program's terminal is in raw mode with
+// nothing left to read.
+func (tm *Term) waitingForKeys() bool {
 	tm.ttyMu.Lock()
 	defer tm.ttyMu.Unlock()
-	if !quiet || tm.tty == nil {
+	if tm.tty == nil {
 		return false
 	}
-	mode, err := unix.IoctlGetTermios(int(tm.tty.Fd()), getTermios)
-	return err == nil && mode.Lflag&unix.ICANON == 0
+	fd := int(tm.tty.Fd())
+	mode, err := unix.IoctlGetTermios(fd, getTermios)
+	if err != nil || mode.Lflag&unix.ICANON != 0 {
+		return false
+	}
+	// poll, unlike the FIONREAD ioctl, first moves bytes still on their way
+	// from our side into the program's input queue (Linux hands pty writes
+	// to the line discipline asynchronously).
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n == 0
+}
+
+// Resize changes the terminal's size; the program gets SIGWINCH.
+func (tm *Term) Resize(cols, rows int) {
+	tm.t.Helper()
+	tm.vt.Resize(cols, rows)
+	if err := pty.Setsize(tm.ptm, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+		tm.fail("resize to %dx%d: %v", cols, rows, err)
+	}
 }
 
 // Screen returns the emulated screen, each line without trailing spaces and
