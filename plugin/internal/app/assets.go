@@ -95,7 +95,7 @@ func schemaCommand(s *Streams) *cli.Command {
 func shellInitCommand(s *Streams) *cli.Command {
 	return &cli.Command{
 		Name:      "shell-init",
-		Usage:     "print a shell wrapper that sends 'agentv review …' to agentv-review and everything else to agentv",
+		Usage:     "print a shell wrapper that sends 'agentv review …' to agentv-review and everything else to agentv, with tab completion",
 		ArgsUsage: "bash|zsh|fish",
 		Description: "Add one line to your shell's startup file:\n" +
 			"  bash  ~/.bashrc                  eval \"$(agentv-review shell-init bash)\"\n" +

@@ -80,21 +80,7 @@ func TestWrapperInRealShells(t *testing.T) {
 
 	for _, shell := range Shells() {
 		t.Run(shell, func(t *testing.T) {
-			path, err := exec.LookPath(shell)
-			if err != nil {
-				if shell == "bash" {
-					t.Fatal("bash not found on PATH")
-				}
-				t.Skipf("%s not installed", shell)
-			}
-			script, err := Script(shell)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wrapper := filepath.Join(t.TempDir(), "wrapper."+shell)
-			if err := os.WriteFile(wrapper, []byte(script), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path, wrapper := shellWithWrapper(t, shell, t.TempDir())
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -173,22 +159,8 @@ func TestCompletionInRealShells(t *testing.T) {
 	}
 	for _, shell := range Shells() {
 		t.Run(shell, func(t *testing.T) {
-			path, err := exec.LookPath(shell)
-			if err != nil {
-				if shell == "bash" {
-					t.Fatal("bash not found on PATH")
-				}
-				t.Skipf("%s not installed", shell)
-			}
-			script, err := Script(shell)
-			if err != nil {
-				t.Fatal(err)
-			}
 			dir := t.TempDir()
-			wrapper := filepath.Join(dir, "wrapper."+shell)
-			if err := os.WriteFile(wrapper, []byte(script), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path, wrapper := shellWithWrapper(t, shell, dir)
 			for _, tc := range tests {
 				t.Run(tc.line, func(t *testing.T) {
 					argsFile := filepath.Join(dir, strings.ReplaceAll(tc.line, " ", "_")+".args")
@@ -221,4 +193,26 @@ func TestCompletionInRealShells(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shellWithWrapper finds shell (skipping the test when it is not bash and
+// not installed) and writes its wrapper script into dir.
+func shellWithWrapper(t *testing.T, shell, dir string) (path, wrapper string) {
+	t.Helper()
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		if shell == "bash" {
+			t.Fatal("bash not found on PATH")
+		}
+		t.Skipf("%s not installed", shell)
+	}
+	script, err := Script(shell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper = filepath.Join(dir, "wrapper."+shell)
+	if err := os.WriteFile(wrapper, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, wrapper
 }
