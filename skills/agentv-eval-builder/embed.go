@@ -14,7 +14,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/google/renameio/v2"
 )
@@ -53,6 +56,27 @@ func Files() []string {
 		panic(err) // embedded at build time
 	}
 	return files // WalkDir order puts SKILL.md before references/
+}
+
+// References returns the names of the reference files (references/*.md
+// without the extension), sorted: the card's `docs` topics.
+func References() []string {
+	var names []string
+	for _, f := range Files() {
+		if name, ok := strings.CutPrefix(f, "references/"); ok {
+			names = append(names, strings.TrimSuffix(name, path.Ext(name)))
+		}
+	}
+	return names
+}
+
+// Reference returns references/<name>.md, and false when there is none.
+func Reference(name string) ([]byte, bool) {
+	if !slices.Contains(References(), name) {
+		return nil, false
+	}
+	b, err := FS.ReadFile("references/" + name + ".md")
+	return b, err == nil
 }
 
 // Install writes the skill into dir/agentv-eval-builder/ and returns the

@@ -18,8 +18,8 @@ func TestFiles(t *testing.T) {
 			t.Errorf("unexpected embedded file %s", f)
 		}
 	}
-	if !slices.Contains(files, "references/human-review.md") {
-		t.Errorf("references/human-review.md not embedded: %v", files)
+	if !slices.Contains(files, "references/review-loop.md") {
+		t.Errorf("references/review-loop.md not embedded: %v", files)
 	}
 }
 
@@ -41,7 +41,7 @@ func TestInstall(t *testing.T) {
 	}
 
 	// A locally edited file is kept, and nothing else is touched.
-	ref := filepath.Join(dir, Name, "references", "human-review.md")
+	ref := filepath.Join(dir, Name, "references", "review-loop.md")
 	if err := os.Remove(ref); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestInstall(t *testing.T) {
 		t.Fatalf("forced install: %v", err)
 	}
 	assertContent(t, card, Card())
-	want, _ := FS.ReadFile("references/human-review.md")
+	want, _ := FS.ReadFile("references/review-loop.md")
 	assertContent(t, ref, want)
 }
 
@@ -74,5 +74,24 @@ func assertContent(t *testing.T, path string, want []byte) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("%s has %d bytes of unexpected content, want %d bytes", path, len(got), len(want))
+	}
+}
+
+func TestReferences(t *testing.T) {
+	names := References()
+	if !slices.Equal(names, []string{"eval-files", "review-loop", "running-and-results"}) {
+		t.Errorf("References() = %v", names)
+	}
+	for _, name := range names {
+		got, ok := Reference(name)
+		want, _ := FS.ReadFile("references/" + name + ".md")
+		if !ok || len(got) == 0 || string(got) != string(want) {
+			t.Errorf("Reference(%q) = %d bytes, %v; want the file", name, len(got), ok)
+		}
+	}
+	for _, bad := range []string{"SKILL", "../SKILL", "references/eval-files", "eval-files.md", ""} {
+		if _, ok := Reference(bad); ok {
+			t.Errorf("Reference(%q) found a file", bad)
+		}
 	}
 }

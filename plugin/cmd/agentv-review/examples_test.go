@@ -55,10 +55,10 @@ func shellExamples(t *testing.T, path string) []example {
 	return out
 }
 
-// TestDocExamplesRun runs every shell example of docs/ and the skill card
-// in bash, with `agentv` routed by the shell-init wrapper, from a folder
-// holding a copy of testdata/ (examples name testdata paths as the repo
-// root does). Blocks of one file run in order, sharing that folder.
+// TestDocExamplesRun runs every shell example of docs/ in bash, with
+// `agentv` routed by the shell-init wrapper, from a folder holding a copy
+// of testdata/ (examples name testdata paths as the repo root does).
+// Blocks of one file run in order, sharing that folder.
 func TestDocExamplesRun(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -66,10 +66,8 @@ func TestDocExamplesRun(t *testing.T) {
 	}
 	bin := binary(t)
 	root := "../../.."
+	// The skill card's commands are run by TestCardCommands (card_test.go).
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	skillFiles, _ := filepath.Glob(filepath.Join(root, "skills", "agentv-eval-builder", "*.md"))
-	refFiles, _ := filepath.Glob(filepath.Join(root, "skills", "agentv-eval-builder", "references", "*.md"))
-	files = append(append(files, skillFiles...), refFiles...)
 	ran := 0
 	for _, file := range files {
 		examples := shellExamples(t, file)

@@ -148,11 +148,11 @@ func New(s *Streams) *cli.App {
 		Name:                   prog,
 		HelpName:               prog,
 		Usage:                  "the human review checkpoint for AgentV runs",
-		Version:                Version,
+		Version:                versionText(),
 		Writer:                 s.Out,
 		ErrWriter:              s.Err,
 		UseShortOptionHandling: false,
-		HideHelpCommand:        true,
+		EnableBashCompletion:   true, // shell-init's completion asks --generate-bash-completion
 		CustomAppHelpTemplate:  appHelpTemplate(),
 		ExitErrHandler:         func(*cli.Context, error) {}, // we map errors to codes in Main
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -181,6 +181,7 @@ func New(s *Streams) *cli.App {
 	}
 	for _, c := range a.Commands {
 		c.OnUsageError = a.OnUsageError
+		c.HideHelpCommand = true // no subcommands: 'help' is not an argument to complete
 	}
 	return a
 }

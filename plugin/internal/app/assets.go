@@ -17,8 +17,9 @@ import (
 
 func docsCommand(s *Streams) *cli.Command {
 	return &cli.Command{
-		Name:      "docs",
-		Usage:     "print the embedded docs (topics: " + strings.Join(docs.Topics(), ", ") + ")",
+		Name: "docs",
+		Usage: "print the embedded docs (topics: " + strings.Join(docs.Topics(), ", ") +
+			"; the skill's references: " + strings.Join(skill.References(), ", ") + ")",
 		ArgsUsage: "[topic]",
 		Action:    act(s, docsAction, 0, 1, "[topic]"),
 	}
@@ -28,13 +29,21 @@ func docsAction(s *Streams, _ *cli.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprintln(s.Out, "topics:")
 		for _, t := range docs.Topics() {
-			fmt.Fprintf(s.Out, "  %s review docs %s\n", "agentv", t)
+			fmt.Fprintf(s.Out, "  %s docs %s\n", prog, t)
+		}
+		fmt.Fprintf(s.Out, "references of the %s skill (%s skill):\n", skill.Name, prog)
+		for _, t := range skill.References() {
+			fmt.Fprintf(s.Out, "  %s docs %s\n", prog, t)
 		}
 		return nil
 	}
+	if md, ok := skill.Reference(args[0]); ok {
+		return s.markdown(md)
+	}
 	md, err := docs.Read(args[0])
 	if err != nil {
-		return clierr.Usage(err.Error(), "run '"+prog+" docs' for the list")
+		return clierr.Usage(err.Error()+"; skill references: "+strings.Join(skill.References(), ", "),
+			"run '"+prog+" docs' for the list")
 	}
 	return s.markdown(md)
 }
@@ -86,7 +95,7 @@ func schemaCommand(s *Streams) *cli.Command {
 func shellInitCommand(s *Streams) *cli.Command {
 	return &cli.Command{
 		Name:      "shell-init",
-		Usage:     "print a shell wrapper that sends 'agentv review …' to agentv-review and everything else to agentv",
+		Usage:     "print a shell wrapper that sends 'agentv review …' to agentv-review and everything else to agentv, with tab completion",
 		ArgsUsage: "bash|zsh|fish",
 		Description: "Add one line to your shell's startup file:\n" +
 			"  bash  ~/.bashrc                  eval \"$(agentv-review shell-init bash)\"\n" +

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/docs"
 	"agentv-review/prompts"
+	skill "agentv-review/skills/agentv-eval-builder"
 )
 
 var (
@@ -101,6 +104,9 @@ func TestPrintedAssetsAreRepoFiles(t *testing.T) {
 		{[]string{"docs", "cli"}, "docs/cli.md"},
 		{[]string{"schema"}, "schema/feedback.schema.json"},
 		{[]string{"skill"}, "skills/agentv-eval-builder/SKILL.md"},
+		{[]string{"docs", "eval-files"}, "skills/agentv-eval-builder/references/eval-files.md"},
+		{[]string{"docs", "review-loop"}, "skills/agentv-eval-builder/references/review-loop.md"},
+		{[]string{"docs", "running-and-results"}, "skills/agentv-eval-builder/references/running-and-results.md"},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			want, err := os.ReadFile("../../../" + tt.file)
@@ -137,5 +143,80 @@ func TestHelpIsTheCheckpoint(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("--help lacks %q", w)
 		}
+	}
+}
+
+// TestDocsListsEveryTopic: `docs` lists the docs and every reference of the
+// skill, and no reference hides a docs topic of the same name.
+func TestDocsListsEveryTopic(t *testing.T) {
+	code, out, stderr := runApp(t, "docs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, topic := range append(docs.Topics(), skill.References()...) {
+		if !strings.Contains(out, "agentv review docs "+topic+"\n") {
+			t.Errorf("docs does not list %s:\n%s", topic, out)
+		}
+	}
+	for _, ref := range skill.References() {
+		if slices.Contains(docs.Topics(), ref) {
+			t.Errorf("skill reference %s.md has the name of docs/%s.md: one of them is unreachable", ref, ref)
+		}
+	}
+	code, _, stderr = runApp(t, "docs", "nope")
+	if code != 2 || !strings.Contains(stderr, "review-loop") || !strings.Contains(stderr, "human-review") {
+		t.Errorf("docs nope: exit %d, want 2 and both lists of topics:\n%s", code, stderr)
+	}
+}
+
+// TestHelpCommand: `help` and `help COMMAND` print help; neither is taken
+// as a run path by the guided review.
+func TestHelpCommand(t *testing.T) {
+	_, want, _ := runApp(t, "--help")
+	code, out, stderr := runApp(t, "help")
+	if code != 0 || out != want {
+		t.Errorf("help: exit %d, want the --help text\n%s", code, stderr)
+	}
+	_, want, _ = runApp(t, "status", "--help")
+	code, out, stderr = runApp(t, "help", "status")
+	if code != 0 || out != want || !strings.Contains(out, "--require-complete") {
+		t.Errorf("help status: exit %d, want the status --help text\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = runApp(t, "help", "nosuch")
+	if code != 2 || !strings.Contains(stderr, "nosuch") {
+		t.Errorf("help nosuch: exit %d, want 2 naming the topic\n%s", code, stderr)
+	}
+}
+
+func TestDescribeBuild(t *testing.T) {
+	settings := func(kv ...string) []debug.BuildSetting {
+		var s []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return s
+	}
+	main := debug.Module{Path: "agentv-review", Version: "(devel)"}
+	for _, tt := range []struct {
+		version string
+		info    debug.BuildInfo
+		want    string
+	}{
+		{"0.1.0-dev", debug.BuildInfo{Main: main, Settings: settings(
+			"vcs", "git", "vcs.revision", "afa6edde9eef07d86aeb9c2bc0cb5a203e2cc2d0", "vcs.modified", "true")},
+			"0.1.0-dev (module agentv-review (devel), commit afa6edde9eef, modified)"},
+		{"1.2.0", debug.BuildInfo{Main: debug.Module{Path: "agentv-review", Version: "v1.2.0"}, Settings: settings(
+			"vcs.revision", "afa6ed", "vcs.modified", "false")},
+			"1.2.0 (module agentv-review v1.2.0, commit afa6ed)"},
+		{"0.1.0-dev", debug.BuildInfo{Main: main}, "0.1.0-dev (module agentv-review (devel))"},
+		{"0.1.0-dev", debug.BuildInfo{}, "0.1.0-dev"},
+	} {
+		if got := describeBuild(tt.version, &tt.info); got != tt.want {
+			t.Errorf("describeBuild(%q, %+v) = %q, want %q", tt.version, tt.info, got, tt.want)
+		}
+	}
+	code, out, _ := runApp(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "agentv review version "+Version) {
+		t.Errorf("--version: exit %d, %q", code, out)
 	}
 }

@@ -80,21 +80,7 @@ func TestWrapperInRealShells(t *testing.T) {
 
 	for _, shell := range Shells() {
 		t.Run(shell, func(t *testing.T) {
-			path, err := exec.LookPath(shell)
-			if err != nil {
-				if shell == "bash" {
-					t.Fatal("bash not found on PATH")
-				}
-				t.Skipf("%s not installed", shell)
-			}
-			script, err := Script(shell)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wrapper := filepath.Join(t.TempDir(), "wrapper."+shell)
-			if err := os.WriteFile(wrapper, []byte(script), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path, wrapper := shellWithWrapper(t, shell, t.TempDir())
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -124,4 +110,109 @@ func TestWrapperInRealShells(t *testing.T) {
 			}
 		})
 	}
+}
+
+// completionStub answers like urfave/cli's --generate-bash-completion and
+// appends the arguments it got, one a line, to $ARGS_FILE.
+const completionStub = `#!/bin/sh
+printf '%s\n' "$*" >>"$ARGS_FILE"
+printf 'status\nshow\nset\n--json\n--help\n'
+`
+
+// completers ask each shell's completion for the candidates of a command
+// line ($LINE, completing its last word; "" for a new word) with the
+// shell's own machinery, or with compadd/_files stubbed out in zsh, whose
+// completion system only runs inside an interactive line editor.
+var completers = map[string][]string{
+	"bash": {"--norc", "--noprofile", "-c", `eval "$(cat "$WRAPPER")"
+read -ra COMP_WORDS <<<"$LINE"
+case $LINE in *' ') COMP_WORDS+=("") ;; esac
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_agentv_review_complete
+printf '%s\n' "${COMPREPLY[@]}"`},
+	"zsh": {"-f", "-c", `autoload -Uz compinit && compinit -u -D
+eval "$(cat "$WRAPPER")"
+(( $+_comps[agentv] && $+_comps[agentv-review] )) || { echo "compdef did not register"; exit 1; }
+compadd() { [[ $1 == -a ]] && print -l -- "${(@P)2}" || print -l -- "$@"; }
+_files() { print -- FILES; }
+words=("${(@s: :)LINE}")
+[[ $LINE == *' ' ]] && words+=("")
+CURRENT=${#words}
+_agentv_review_complete | grep -- "^${words[CURRENT]}"`},
+	"fish": {"--no-config", "-c", `cat $WRAPPER | source; complete -C "$LINE" | string replace -r '\t.*' ''; true`},
+}
+
+func TestCompletionInRealShells(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "agentv-review"), []byte(completionStub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		line     string
+		want     []string // candidates, sorted (fish sorts them)
+		wantArgs string   // what agentv-review was asked; "" when not asked
+	}{
+		{"agentv review s", []string{"set", "show", "status"}, "--generate-bash-completion"},
+		{"agentv review show --j", []string{"--json"}, "show --j --generate-bash-completion"},
+		{"agentv-review st", []string{"status"}, "--generate-bash-completion"},
+		{"agentv rev", []string{"review"}, ""},
+	}
+	for _, shell := range Shells() {
+		t.Run(shell, func(t *testing.T) {
+			dir := t.TempDir()
+			path, wrapper := shellWithWrapper(t, shell, dir)
+			for _, tc := range tests {
+				t.Run(tc.line, func(t *testing.T) {
+					argsFile := filepath.Join(dir, strings.ReplaceAll(tc.line, " ", "_")+".args")
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					defer cancel()
+					cmd := exec.CommandContext(ctx, path, completers[shell]...)
+					cmd.Dir = dir
+					cmd.Env = append(os.Environ(),
+						"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+						"WRAPPER="+wrapper, "LINE="+tc.line, "ARGS_FILE="+argsFile, "HOME="+dir)
+					out, err := cmd.CombinedOutput()
+					if err != nil {
+						t.Fatalf("%s: %v\n%s", shell, err, out)
+					}
+					var got []string
+					for _, c := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+						if c != "" && c != "FILES" {
+							got = append(got, c)
+						}
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, tc.want) {
+						t.Errorf("candidates for %q = %q, want %q", tc.line, got, tc.want)
+					}
+					asked, _ := os.ReadFile(argsFile)
+					if tc.wantArgs == "" && len(asked) > 0 || tc.wantArgs != "" && !strings.Contains(string(asked), tc.wantArgs+"\n") {
+						t.Errorf("agentv-review was asked %q, want %q", asked, tc.wantArgs)
+					}
+				})
+			}
+		})
+	}
+}
+
+// shellWithWrapper finds shell (skipping the test when it is not bash and
+// not installed) and writes its wrapper script into dir.
+func shellWithWrapper(t *testing.T, shell, dir string) (path, wrapper string) {
+	t.Helper()
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		if shell == "bash" {
+			t.Fatal("bash not found on PATH")
+		}
+		t.Skipf("%s not installed", shell)
+	}
+	script, err := Script(shell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper = filepath.Join(dir, "wrapper."+shell)
+	if err := os.WriteFile(wrapper, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, wrapper
 }
