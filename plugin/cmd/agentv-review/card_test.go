@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"agentv-review/plugin/internal/prompt/ptytest"
 	skill "agentv-review/skills/agentv-eval-builder"
 )
 
@@ -54,7 +53,7 @@ var cardCommands = map[string]expect{
 	`agentv review list --json <run>`:                  {fields: []string{"total=15", "cases.0.pos", "cases.0.test_id", "cases.0.reasons.0.text"}},
 	`agentv review list --scope failures --json <run>`: {fields: []string{"scope=failures", "cases.0.test_id"}},
 	`agentv review show --json <run> <test-id>`: {fields: []string{"test_id=grader-crash",
-		"detail.graders.1.type=code-grader", "detail.graders.1.name=broken-grader", "detail.answer.content"}},
+		"evidence.graders.1.type=code-grader", "evidence.graders.1.name=broken-grader", "evidence.answer.content", "state=unreviewed"}},
 	`agentv review set --verdict incorrect --note "exits before answering" --agent <run> <test-id>`: {
 		output: []string{"recorded 1 judgment(s) by card-test (agent)"}},
 	`agentv review set --verdict incorrect --note "grants access after a failed badge check" --agent <run> <test-id>`: {
@@ -162,7 +161,7 @@ func cardWork(t *testing.T) string {
 // agentv first; agentvOK says whether agentv is the real one.
 func cardPath(t *testing.T) (path string, agentvOK bool) {
 	t.Helper()
-	bin := ptytest.BuildBinary(t, "agentv-review/plugin/cmd/agentv-review")
+	bin := binary(t)
 	dir := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(dir, "agentv-review")); err != nil {
 		t.Fatal(err)
@@ -364,10 +363,10 @@ func TestCardAgentVFacts(t *testing.T) {
 func TestShellInitCompletion(t *testing.T) {
 	path, _ := cardPath(t)
 	for line, want := range map[string]string{
-		"agentv review sta":          "status",
-		"agentv-review sho":          "show",
-		"agentv review status --req": "--require-complete",
-		"agentv review he":           "help",
+		"agentv review sta":                  "status",
+		"agentv-review sho":                  "show",
+		"agentv review status --require-com": "--require-complete",
+		"agentv review he":                   "help",
 	} {
 		script := `read -ra COMP_WORDS <<<"$LINE"
 COMP_CWORD=$((${#COMP_WORDS[@]} - 1))

@@ -51,9 +51,12 @@ func demoSession(t *testing.T) review.Config {
 	}
 }
 
-// enterCase accepts the defaults of one case: verdict, signals, notes.
+// enterCase answers one suspicious case of the demo (every case in its
+// default scope is one): Enter alone at the verdict records nothing, so the
+// reviewer picks one (typing 2 and Enter on a terminal), then accepts the
+// defaults of signals and notes.
 func enterCase() []pt.Step {
-	return []pt.Step{pt.Enter("Verdict"), pt.Enter("What did you notice?"), pt.Enter("Notes")}
+	return []pt.Step{pt.Enter("Verdict"), pt.SelectByLabel("Verdict", "Needs improvement"), pt.Enter("What did you notice?"), pt.Enter("Notes")}
 }
 
 // script joins the opening (reviewer and scope, defaults), n cases with
@@ -71,9 +74,10 @@ func script(opening []pt.Step, n int, close bool) []pt.Step {
 
 var opening = []pt.Step{pt.Enter("Reviewer name"), pt.Enter("What do you want to review?")}
 
-// TestDemoEnterThroughEverything is the README's first command: Enter
-// through every question gives a valid feedback.json with one entry per
-// reviewed case, each with the default verdict of its outcome.
+// TestDemoEnterThroughEverything is the README's first command: a verdict
+// per case and Enter through every other question gives a valid
+// feedback.json with one entry per reviewed case. No case of the default
+// scope (the suspicious ones) takes a verdict from Enter alone.
 func TestDemoEnterThroughEverything(t *testing.T) {
 	cfg := demoSession(t)
 	res, err := review.Run(cfg, pt.New(t, script(opening, 10, true)...))
@@ -91,12 +95,8 @@ func TestDemoEnterThroughEverything(t *testing.T) {
 		t.Fatalf("feedback: %d entries, reviewer %q, run %q", len(f.PerCase), f.Reviewer, f.RunID)
 	}
 	for _, c := range f.PerCase {
-		want := feedback.Incorrect // failures and errors default to incorrect
-		if c.Automated.Outcome == "passed" {
-			want = feedback.Acceptable
-		}
-		if c.Verdict != want {
-			t.Errorf("%s (%s): verdict %s, want the default %s", c.TestID, c.Automated.Outcome, c.Verdict, want)
+		if c.Verdict != feedback.NeedsImprovement || c.ReviewerKind != feedback.Human {
+			t.Errorf("%s (%s): verdict %s by %s, want the chosen needs_improvement by a human", c.TestID, c.Automated.Outcome, c.Verdict, c.ReviewerKind)
 		}
 	}
 }

@@ -33,8 +33,8 @@ func start(t *testing.T, args ...string) *ptytest.Term {
 	return startSized(t, 120, 40, args...)
 }
 
-// TestDemoOnTerminal: the demo draws its opening, takes arrow keys, Enter
-// and typed notes, and Ctrl-C stops it with exit 130, the answer kept in
+// TestDemoOnTerminal: the demo draws its opening, refuses Enter alone on a
+// suspicious case, takes a verdict's number, Enter and typed notes, and Ctrl-C stops it with exit 130, the answer kept in
 // the draft and the way to resume on screen.
 func TestDemoOnTerminal(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
@@ -46,7 +46,9 @@ func TestDemoOnTerminal(t *testing.T) {
 	term.Send(ptytest.Enter)
 	term.ExpectString("10 case(s) to review")
 	term.ExpectString("? Verdict")
-	term.Send(ptytest.Up) // from the default "Incorrect" to "Needs improvement"
+	term.Send(ptytest.Enter) // a suspicious case: Enter alone records nothing
+	term.ExpectString("No verdict recorded")
+	term.Send("2") // the verdicts are numbered 1–4: this filters to "2. Needs improvement"
 	term.Send(ptytest.Enter)
 	term.ExpectString("What did you notice?")
 	term.Send(ptytest.Enter)
@@ -102,6 +104,7 @@ func TestResizeMidReview(t *testing.T) {
 	term := start(t, "--reviewer", "ana", "--scope", "all", copyRun(t, "core-pass-fail-error"))
 	term.ExpectString("? Verdict")
 	term.Resize(70, 30)
+	term.Send("2")
 	term.Send(ptytest.Enter)
 	term.ExpectString("What did you notice?")
 	term.Send(ptytest.Enter)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -18,10 +17,11 @@ import (
 type carryAsker struct{ offered []string }
 
 // Select takes the default; where there is none (a suspicious case's
-// verdict), verdict 1, acceptable.
+// verdict starts on an option that records nothing), the first option,
+// acceptable.
 func (a *carryAsker) Select(_ string, options []string, def int, _ string) (int, error) {
 	if strings.HasPrefix(options[def], "(") {
-		return slices.IndexFunc(options, func(o string) bool { return strings.HasPrefix(o, "1. ") }), nil
+		return 0, nil
 	}
 	return def, nil
 }

@@ -20,7 +20,9 @@ func statusOf(t *testing.T, args ...string) (int, statusReport, string) {
 	return code, rep, stderr
 }
 
-func counts(rep statusReport) [4]int { return [4]int{rep.Reviewed, rep.Proposed, rep.Stale, rep.Unreviewed} }
+func counts(rep statusReport) [4]int {
+	return [4]int{rep.Reviewed, rep.Proposed, rep.Stale, rep.Unreviewed}
+}
 
 // TestProposalsAreNotReviews: an agent's judgments are proposals until a
 // human confirms them; the completeness gate wants human verdicts unless

@@ -199,12 +199,12 @@ func (s *session) reveal(ev *evidence.Evidence, opt evidence.Options, first stri
 	return s.Catalog.Verdicts[i].ID, nil
 }
 
-// verdictOptions are the verdicts as choices, numbered: typing the number
-// picks one.
+// verdictOptions are the verdicts as choices. They come first, so the
+// prompt's numbers 1–4 are the verdicts: typing the number picks one.
 func (s *session) verdictOptions() []string {
 	opts := make([]string, len(s.Catalog.Verdicts))
 	for i, v := range s.Catalog.Verdicts {
-		opts[i] = fmt.Sprintf("%d. %s — %s", i+1, v.Label, v.Meaning)
+		opts[i] = v.Label + " — " + v.Meaning
 	}
 	return opts
 }
@@ -229,13 +229,7 @@ func (s *session) record(c *run.Case, seen record.Seen, answer feedback.Case) er
 // Enter alone records nothing). action is "skip" or "quit" when the
 // reviewer chose one of those instead.
 func (s *session) askVerdict(d *run.Detail, def int, answerCut bool) (verdict, action string, err error) {
-	var opts []string
-	first := 0
-	if def < 0 {
-		opts = append(opts, noVerdict)
-		first = 1
-	}
-	opts = append(opts, s.verdictOptions()...)
+	opts := s.verdictOptions()
 	canPage := s.Pager != nil && answerCut
 	if canPage {
 		opts = append(opts, "Read the whole answer — open it in the pager")
@@ -243,16 +237,19 @@ func (s *session) askVerdict(d *run.Detail, def int, answerCut bool) (verdict, a
 	for _, a := range s.Catalog.Actions {
 		opts = append(opts, a.Label+" — "+a.Meaning)
 	}
+	if def < 0 { // the cursor starts on an option that records nothing
+		def = len(opts)
+		opts = append(opts, noVerdict)
+	}
 	q := s.Catalog.Q("verdict")
 	for {
-		i, err := s.ask.Select(q.Message, opts, max(def+first, 0), q.Help)
+		i, err := s.ask.Select(q.Message, opts, def, q.Help)
 		if err != nil {
 			return "", "", err
 		}
 		n := len(s.Catalog.Verdicts)
-		i -= first
 		switch {
-		case i < 0:
+		case opts[i] == noVerdict:
 			s.say("No verdict recorded: this case needs your judgment. Type its number (1–%d) or pick Skip.\n", n)
 			continue
 		case i < n:
@@ -270,7 +267,7 @@ func (s *session) askVerdict(d *run.Detail, def int, answerCut bool) (verdict, a
 	}
 }
 
-// noVerdict is the first option of a suspicious case's verdict question,
+// noVerdict is the last option of a suspicious case's verdict question,
 // where the cursor starts: choosing it records nothing.
 const noVerdict = "(choose a verdict — this case is suspicious, so Enter alone records nothing)"
 
@@ -310,9 +307,11 @@ func (s *session) askDetails(entry *feedback.Case, c *run.Case, d *run.Detail, e
 			return err
 		}
 	}
-	// The test may be what is wrong when the reviewer disagrees with the
-	// machine, or doubts a grader: ask then (Enter: no).
-	disagrees := (entry.Verdict == feedback.Acceptable) != (c.Outcome == run.Passed)
+	// The test may be what is wrong when the reviewer contradicts the
+	// machine (a failure judged acceptable, a pass judged incorrect), or
+	// doubts a grader: ask then (Enter: no).
+	passed := c.Outcome == run.Passed
+	disagrees := entry.Verdict == feedback.Acceptable && !passed || entry.Verdict == feedback.Incorrect && passed
 	if disagrees || pointsAtGrader(entry.Signals) || prev.TestDefect != "" {
 		opts := []string{"No — the test is fine"}
 		def := 0

@@ -272,7 +272,7 @@ type crashAsker struct {
 
 func (a *crashAsker) report() { fmt.Printf("answered %d\n", a.verdicts) }
 
-func (a *crashAsker) Select(msg string, options []string, _ int, _ string) (int, error) {
+func (a *crashAsker) Select(msg string, _ []string, _ int, _ string) (int, error) {
 	if msg == a.cat.Q("test_defect").Message {
 		return 0, nil // no
 	}
@@ -281,13 +281,7 @@ func (a *crashAsker) Select(msg string, options []string, _ int, _ string) (int,
 	}
 	a.report()
 	a.verdicts++
-	want := fmt.Sprintf("%d. ", a.verdicts%len(a.cat.Verdicts)+1) // verdicts are numbered
-	for i, o := range options {
-		if strings.HasPrefix(o, want) {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("crash child: no verdict %q among %q", want, options)
+	return a.verdicts % len(a.cat.Verdicts), nil // the verdicts are the first options
 }
 
 func (a *crashAsker) MultiSelect(string, []string, []int, string) ([]int, error) { return nil, nil }

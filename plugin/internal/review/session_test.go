@@ -121,7 +121,7 @@ func TestEveryVerdictAndSkip(t *testing.T) {
 		judged("Needs improvement", "fixed soon", "Score-behaviour mismatch"), noGrader(), fine(),
 		judged("Incorrect", "still wrong"),
 		clean(),
-		judged("Flaky", "flips", "Flaky results"), fine(),
+		judged("Flaky", "flips", "Flaky results"),
 		[]pt.Step{pt.SelectByLabel("Verdict", "Skip")},
 		judged("Acceptable", ""),
 		closing("iteration 1 looks fine", true),
