@@ -73,6 +73,14 @@ func printAgree(w io.Writer, rep agreeReport) {
 		fmt.Fprintf(w, "%s  %s: %s, run %s, %d case(s)\n", r.label, san(r.f.File), san(r.f.Reviewer), san(r.f.RunID), r.f.Cases)
 	}
 	fmt.Fprintf(w, "\nboth judged  %d case(s); only A %d, only B %d\n", rep.Both, len(rep.OnlyA), len(rep.OnlyB))
+	for _, an := range []struct {
+		label string
+		a     history.Anchoring
+	}{{"A", rep.AnchoringA}, {"B", rep.AnchoringB}} {
+		if an.a.Rate != nil {
+			fmt.Fprintf(w, "anchoring %s  %d of %d blind-first verdict(s) changed after the machine's was shown (%.0f%%)\n", an.label, an.a.Changed, an.a.Blind, 100**an.a.Rate)
+		}
+	}
 	if rep.Kappa == nil {
 		fmt.Fprintln(w, "kappa        n/a: no case was judged by both")
 		return

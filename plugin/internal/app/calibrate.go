@@ -127,7 +127,7 @@ func calibrationSources(s *Streams, args []string) (string, []calibrate.Source, 
 	}
 	run.SortByRanAt(dirs)
 	for _, d := range dirs {
-		srcs = append(srcs, calibrate.Source{Run: byDir[d].run, Feedback: byDir[d].feedback})
+		srcs = append(srcs, calibrate.Source{Run: byDir[d].run, Feedback: byDir[d].own()})
 	}
 	return filepath.Dir(dirs[len(dirs)-1]), srcs, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/prompt"
 	"agentv-review/plugin/internal/review"
@@ -29,6 +30,7 @@ func guidedFlags() []cli.Flag {
 		outFlag,
 		&cli.StringFlag{Name: "previous", Usage: "an earlier `RUN` whose feedback is carried forward (default: the sibling runs)"},
 		&cli.BoolFlag{Name: "no-carry-forward", Usage: "do not offer earlier runs' verdicts"},
+		&cli.BoolFlag{Name: "blind", Usage: "blind-first: hide the score, outcome and graders until you commit a verdict, then show them and let you keep or change it (both are recorded)"},
 	}
 }
 
@@ -75,6 +77,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlier),
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
 		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,
+		Blind: c.Bool("blind"), Color: evidence.ColorAllowed(true, s.Getenv("NO_COLOR")),
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version},
 	}, prompt.New(s.TTYIn, s.TTYOut, s.Err))
 	if err != nil {

@@ -59,7 +59,7 @@ func handoffAction(s *Streams, c *cli.Context, args []string) error {
 		return err
 	}
 	h := calibrate.BuildHandoff(calibrate.HandoffInput{
-		Run: st.run, Feedback: st.feedback, Graders: rg, Certificate: cert,
+		Run: st.run, Feedback: st.own(), Graders: rg, Certificate: cert,
 		Holdout: holdout, IncludeHoldout: c.Bool("include-holdout"),
 		Command: prog, RunArg: cmp.Or(argOr(args, 0), st.run.Dir),
 	})

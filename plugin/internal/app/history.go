@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -105,7 +107,7 @@ func loadRuns(s *Streams, target string) (string, []history.Run, error) {
 		if err != nil {
 			fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, termtext.SanitizeLine(err.Error()))
 		}
-		runs = append(runs, history.Run{Run: st.run, Feedback: st.feedback, Notes: append(archived, st.legacy...)})
+		runs = append(runs, history.Run{Run: st.run, Feedback: st.own(), Notes: append(archived, st.legacy...)})
 	}
 	if len(runs) == 0 {
 		return "", nil, clierr.Input(root, 0, "", "no readable AgentV run found here", runsHint)
@@ -155,6 +157,18 @@ func printHistory(w io.Writer, rep historyReport) {
 			rate(r.AutomatedPassed, r.Cases, r.AutomatedRate), rate(r.HumanPassed, r.Cases, r.HumanRate))
 	}
 
+	for _, r := range rep.Runs {
+		var debt []string
+		for _, k := range slices.Sorted(maps.Keys(r.TestDebt)) {
+			debt = append(debt, fmt.Sprintf("%d %s", r.TestDebt[k], k))
+		}
+		if len(debt) > 0 {
+			fmt.Fprintf(w, "  %s test debt: %s\n", san(r.RunID), strings.Join(debt, ", "))
+		}
+		if r.Blind > 0 {
+			fmt.Fprintf(w, "  %s anchoring: %d of %d blind-first verdict(s) changed once the machine's was shown (%.0f%%)\n", san(r.RunID), r.Anchored, r.Blind, 100*float64(r.Anchored)/float64(r.Blind))
+		}
+	}
 	fmt.Fprintf(w, "(reviewed: cases with a human verdict; proposed: an agent's verdict no human has confirmed yet, which\n changes no rate; human-adjusted: a human-reviewed case passes when judged acceptable, any other keeps its automated outcome)\n")
 	fmt.Fprintf(w, "\ngraders reviewers disagreed with (fix these first)\n")
 	if len(rep.Graders) == 0 {

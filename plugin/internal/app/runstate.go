@@ -64,7 +64,11 @@ func openRun(s *Streams, target, out string, opts run.Options) (*runState, error
 		}
 		fmt.Fprintf(s.Err, "%s: warning: %s: %s\n", prog, termtext.SanitizeLine(loc), termtext.SanitizeLine(w.Msg))
 	}
-	return &runState{run: r, paths: feedback.PathsFor(r.Dir, out)}, nil
+	where := r.Dir
+	if r.Layout == run.LayoutFlat {
+		where = r.Manifest // each flat results file has its own feedback file
+	}
+	return &runState{run: r, paths: feedback.PathsFor(where, out)}, nil
 }
 
 // loadReview reads the feedback file and the draft, and notes on stderr a

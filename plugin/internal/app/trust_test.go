@@ -145,3 +145,38 @@ func TestForeignFeedbackIsNotThisRunsReview(t *testing.T) {
 		t.Errorf("after judging: counts %v run id %v", counts(rep), rep.FeedbackRunID)
 	}
 }
+
+// TestFlatFilesHaveTheirOwnFeedback: several flat results files (AgentV
+// v1–v3) in one folder are several runs; each gets its own feedback file.
+func TestFlatFilesHaveTheirOwnFeedback(t *testing.T) {
+	src := filepath.Join("../../../../shared/fixtures/agentv-upstream", "06-flat-jsonl-v4-wire")
+	if _, err := os.Stat(src); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("upstream fixtures are required in CI: %v", err)
+		}
+		t.Skipf("upstream fixtures absent: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "suite.baseline.jsonl"), filepath.Join(dir, "trials.suite.baseline.jsonl")
+	_, out, _ := runApp(t, "list", "--json", a)
+	var list listReport
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Cases) == 0 {
+		t.Fatalf("list %s: %v\n%s", a, err, out)
+	}
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", a, "#1")
+	if _, err := os.Stat(filepath.Join(dir, "suite.baseline.feedback.json")); err != nil {
+		t.Fatalf("the first file's feedback: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "feedback.json")); err == nil {
+		t.Error("a shared feedback.json was written for a flat results file")
+	}
+	if _, rep, _ := statusOf(t, b); rep.Reviewed != 0 || rep.Feedback != nil {
+		t.Errorf("the second file shares the first's review: reviewed %d, feedback %v", rep.Reviewed, rep.Feedback)
+	}
+	if _, rep, _ := statusOf(t, a); rep.Reviewed != 1 {
+		t.Errorf("the first file: reviewed %d, want 1", rep.Reviewed)
+	}
+}

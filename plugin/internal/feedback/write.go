@@ -26,12 +26,18 @@ type Paths struct {
 	Lock       string // held while a review of this output is in progress
 }
 
-// PathsFor returns the paths for a review of runDir written to out, or to
-// <runDir>/feedback.json when out is "".
-func PathsFor(runDir, out string) Paths {
+// PathsFor returns the paths for a review of the run at runPath written
+// to out, or by default to <run dir>/feedback.json — for a flat results
+// file (AgentV v1–v3: several *.jsonl runs in one folder) to
+// <name>.feedback.json beside it, so two runs never share a feedback file.
+func PathsFor(runPath, out string) Paths {
 	path := out
-	if path == "" {
-		path = filepath.Join(runDir, "feedback.json")
+	switch {
+	case path != "":
+	case strings.HasSuffix(runPath, ".jsonl"):
+		path = strings.TrimSuffix(runPath, ".jsonl") + ".feedback.json"
+	default:
+		path = filepath.Join(runPath, "feedback.json")
 	}
 	dir, name := filepath.Split(path)
 	stem := strings.TrimSuffix(name, filepath.Ext(name))

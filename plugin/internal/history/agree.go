@@ -24,6 +24,35 @@ type Agreement struct {
 	Conflicts []Conflict `json:"conflicts"`
 	OnlyA     []CaseKey  `json:"only_a"`
 	OnlyB     []CaseKey  `json:"only_b"`
+	// AnchoringA and AnchoringB are each reviewer's blind-first verdicts
+	// and how many of them the revealed machine verdict changed.
+	AnchoringA Anchoring `json:"anchoring_a"`
+	AnchoringB Anchoring `json:"anchoring_b"`
+}
+
+// Anchoring counts a reviewer's blind-first verdicts (blind_verdict set)
+// and those they changed once the machine's verdict was shown.
+type Anchoring struct {
+	Blind   int      `json:"blind"`
+	Changed int      `json:"changed"`
+	Rate    *float64 `json:"rate"` // Changed/Blind, nil when no blind verdict
+}
+
+func anchoringOf(f *feedback.File) Anchoring {
+	var a Anchoring
+	for _, c := range f.PerCase {
+		if c.BlindVerdict != "" {
+			a.Blind++
+			if c.BlindVerdict != c.Verdict {
+				a.Changed++
+			}
+		}
+	}
+	if a.Blind > 0 {
+		r := float64(a.Changed) / float64(a.Blind)
+		a.Rate = &r
+	}
+	return a
 }
 
 // CaseKey names a judged case: the identity its entries record, matched
@@ -46,7 +75,7 @@ type Conflict struct {
 // po = 1 as well and the formula is 0/0: kappa is then defined as 1
 // (perfect agreement), not left undefined.
 func Agree(a, b *feedback.File) Agreement {
-	ag := Agreement{Conflicts: []Conflict{}, OnlyA: []CaseKey{}, OnlyB: []CaseKey{}}
+	ag := Agreement{Conflicts: []Conflict{}, OnlyA: []CaseKey{}, OnlyB: []CaseKey{}, AnchoringA: anchoringOf(a), AnchoringB: anchoringOf(b)}
 	inB := map[CaseKey]string{}
 	for _, c := range b.PerCase {
 		inB[keyOfCase(c)] = c.Verdict

@@ -42,11 +42,20 @@ type Report struct {
 // it is counted apart (Proposed) and changes no rate until a human
 // confirms it.
 type RunRate struct {
-	RunID           string  `json:"run_id"`
-	RunDir          string  `json:"run_dir"`
-	Cases           int     `json:"cases"`
-	Reviewed        int     `json:"reviewed"` // cases with a human verdict
-	Proposed        int     `json:"proposed"` // cases with only an agent's proposal
+	RunID    string `json:"run_id"`
+	RunDir   string `json:"run_dir"`
+	Cases    int    `json:"cases"`
+	Reviewed int    `json:"reviewed"` // cases with a human verdict
+	Proposed int    `json:"proposed"` // cases with only an agent's proposal
+	// TestDebt counts the human verdicts that mark the test itself
+	// defective (test_defect), by kind: what to fix in the evals, apart
+	// from the agent's quality.
+	TestDebt map[string]int `json:"test_debt"`
+	// Blind counts the human verdicts of a blind-first review; Anchored
+	// those the revealed machine verdict changed (blind_verdict ≠
+	// verdict). Anchored/Blind is the anchoring rate.
+	Blind           int     `json:"blind"`
+	Anchored        int     `json:"anchored"`
 	AutomatedPassed int     `json:"automated_passed"`
 	AutomatedRate   float64 `json:"automated_pass_rate"`
 	HumanPassed     int     `json:"human_passed"`
@@ -128,7 +137,7 @@ func Build(runs []Run) Report {
 	}
 	graders := map[string]*GraderCount{}
 	for _, r := range runs {
-		rate := RunRate{RunID: r.Run.ID, RunDir: r.Run.Dir, Cases: len(r.Run.Cases)}
+		rate := RunRate{RunID: r.Run.ID, RunDir: r.Run.Dir, Cases: len(r.Run.Cases), TestDebt: map[string]int{}}
 		for _, c := range r.Run.Cases {
 			trail(keyOf(c)) // cases keep their order
 		}
@@ -157,6 +166,15 @@ func Build(runs []Run) Report {
 			case j != nil:
 				rate.Reviewed++
 				passed = j.Verdict == feedback.Acceptable
+				if j.TestDefect != "" {
+					rate.TestDebt[j.TestDefect]++
+				}
+				if j.BlindVerdict != "" {
+					rate.Blind++
+					if j.BlindVerdict != j.Verdict {
+						rate.Anchored++
+					}
+				}
 				st.Verdict, st.Reviewer, st.ReviewerKind, st.Notes = j.Verdict, j.Reviewer, j.ReviewerKind, j.Notes
 				st.fingerprint = j.Fingerprint
 				if j.CarriedFrom != nil {

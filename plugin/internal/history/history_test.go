@@ -1,6 +1,7 @@
 package history
 
 import (
+	"reflect"
 	"testing"
 
 	"agentv-review/plugin/internal/feedback"
@@ -48,12 +49,12 @@ func TestBuild(t *testing.T) {
 
 	wantRates := []RunRate{
 		// r1: automated a; human b, c (a judged incorrect).
-		{RunID: "r1", Cases: 3, Reviewed: 3, AutomatedPassed: 1, AutomatedRate: 1.0 / 3, HumanPassed: 2, HumanRate: 2.0 / 3},
+		{RunID: "r1", Cases: 3, Reviewed: 3, AutomatedPassed: 1, AutomatedRate: 1.0 / 3, HumanPassed: 2, HumanRate: 2.0 / 3, TestDebt: map[string]int{}},
 		// r2: automated a, b; human none of a (incorrect), b (needs_improvement); c unreviewed keeps failed.
-		{RunID: "r2", Cases: 3, Reviewed: 2, AutomatedPassed: 2, AutomatedRate: 2.0 / 3, HumanPassed: 0, HumanRate: 0},
+		{RunID: "r2", Cases: 3, Reviewed: 2, AutomatedPassed: 2, AutomatedRate: 2.0 / 3, HumanPassed: 0, HumanRate: 0, TestDebt: map[string]int{}},
 	}
 	for i, w := range wantRates {
-		if rep.Runs[i] != w {
+		if !reflect.DeepEqual(rep.Runs[i], w) {
 			t.Errorf("run %d: %+v, want %+v", i, rep.Runs[i], w)
 		}
 	}
