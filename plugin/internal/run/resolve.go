@@ -192,11 +192,15 @@ func openDir(dir string, opts Options) (*Run, error) {
 	return r, r.load()
 }
 
-// readSummary reads summary.json when present. A malformed one is only a
-// warning: the manifest is what matters.
+// readSummary reads summary.json when present. A malformed or unreadable
+// one is only a warning: the manifest is what matters.
 func (r *Run) readSummary() (summaryWire, bool) {
-	f, err := os.Open(filepath.Join(r.Dir, "summary.json"))
+	f, err := openIn(r.Dir, "summary.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return summaryWire{}, false
+	}
 	if err != nil {
+		r.warn("summary.json", 0, "ignored: "+clierr.Cause(err))
 		return summaryWire{}, false
 	}
 	defer f.Close()
@@ -332,7 +336,10 @@ func findRuns(root string) ([]string, error) {
 func lastRunDir(cwd string) (string, error) {
 	for dir := cwd; ; dir = filepath.Dir(dir) {
 		cache := filepath.Join(dir, ".agentv", "cache.json")
-		b, err := os.ReadFile(cache)
+		b, err := readRegular(cache)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", clierr.Input(cache, 0, "", clierr.Cause(err), "pass the run directory explicitly")
+		}
 		if err == nil {
 			var c struct {
 				LastRunDir string `json:"lastRunDir"`
