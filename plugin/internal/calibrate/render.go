@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"agentv-review/plugin/internal/csvsafe"
 	"agentv-review/plugin/internal/termtext"
 )
 
@@ -83,7 +84,7 @@ var CSVHeader = []string{
 
 // WriteCSV writes one row per grader configuration under CSVHeader. Rates
 // have three decimals; an unknown rate or κ is empty. Text cells from files
-// are neutralised against spreadsheet formula injection (see Neutralise);
+// are neutralised against spreadsheet formula injection (csvsafe.Cell);
 // the numbers are the program's own.
 func WriteCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
@@ -92,7 +93,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 	}
 	for _, g := range rep.Graders {
 		c := g.Confusion
-		row := []string{Neutralise(g.Key), Neutralise(g.Config), strconv.FormatBool(g.Current), strconv.Itoa(g.Labels),
+		row := []string{csvsafe.Cell(g.Key), csvsafe.Cell(g.Config), strconv.FormatBool(g.Current), strconv.Itoa(g.Labels),
 			strconv.Itoa(c.TP), strconv.Itoa(c.FN), strconv.Itoa(c.TN), strconv.Itoa(c.FP)}
 		row = append(row, rateCells(g.TPR)...)
 		row = append(row, rateCells(g.TNR)...)
@@ -119,13 +120,3 @@ func rateCells(r Rate) []string {
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-
-// Neutralise makes a cell inert in spreadsheets (OWASP, CSV injection): a
-// cell starting with =, +, -, @, tab or carriage return gets a leading
-// single quote, so it is shown as text instead of run as a formula.
-func Neutralise(cell string) string {
-	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
-		return "'" + cell
-	}
-	return cell
-}

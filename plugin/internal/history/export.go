@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"agentv-review/plugin/internal/caseid"
+	"agentv-review/plugin/internal/csvsafe"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 )
@@ -36,6 +37,10 @@ type Row struct {
 // Header is the CSV header, one column per Row field.
 var Header = []string{"date", "run_id", "test_id", "target", "variant", "verdict", "signals",
 	"evaluator_overrides", "notes", "score", "outcome", "reviewer", "reviewer_kind", "carried_from"}
+
+// scoreColumn is the index of "score" in Header: the one cell WriteCSV
+// formats itself.
+var scoreColumn = slices.Index(Header, "score")
 
 // Rows lists every legacy note and judgment of runs, given oldest first:
 // run by run, a run's notes (written before its review) first, then its
@@ -93,7 +98,10 @@ func lookupCase(r Run, j feedback.Case) *run.Case {
 }
 
 // WriteCSV writes rows as CSV with Header. Signals are joined by ";",
-// grader overrides are one "type:name: note" line each.
+// grader overrides are one "type:name: note" line each. Every text cell
+// comes from a run or feedback file, so each is neutralised against
+// spreadsheet formula injection (csvsafe.Cell); the score is the
+// program's own formatting of a number.
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(Header); err != nil {
@@ -110,6 +118,11 @@ func WriteCSV(w io.Writer, rows []Row) error {
 		}
 		rec := []string{r.Date, r.RunID, r.TestID, r.Target, r.Variant, r.Verdict, strings.Join(r.Signals, ";"),
 			strings.Join(overrides, "\n"), r.Notes, score, r.Outcome, r.Reviewer, r.ReviewerKind, r.CarriedFrom}
+		for i := range rec {
+			if i != scoreColumn {
+				rec[i] = csvsafe.Cell(rec[i])
+			}
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

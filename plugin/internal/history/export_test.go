@@ -83,3 +83,33 @@ func TestRowsFallBackToTheRun(t *testing.T) {
 		t.Errorf("note row %+v", n)
 	}
 }
+
+// TestCSVNeutralisesEveryTextCell fills every text field of a row with a
+// formula: each cell but the score comes out neutralised, and a negative
+// score stays a number.
+func TestCSVNeutralisesEveryTextCell(t *testing.T) {
+	score := -0.5
+	for _, f := range []string{"=1+1", "+1", "-2", "@SUM(A1)", "\t=x", "\r=x", " =HYPERLINK(\"x\")", `"=x`, `' @x`} {
+		rows := []Row{{Date: f, RunID: f, TestID: f, Target: f, Variant: f, Verdict: f, Signals: []string{f},
+			Overrides: map[string]string{f: f}, Notes: f, Score: &score, Outcome: f, Reviewer: f, ReviewerKind: f, CarriedFrom: f}}
+		var b bytes.Buffer
+		if err := WriteCSV(&b, rows); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(&b).ReadAll()
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("%q: %v %q", f, err, recs)
+		}
+		for i, cell := range recs[1] {
+			if Header[i] == "score" {
+				if cell != "-0.5" {
+					t.Errorf("score cell %q", cell)
+				}
+				continue
+			}
+			if !strings.HasPrefix(cell, "'"+f) {
+				t.Errorf("%s cell %q is not neutralised", Header[i], cell)
+			}
+		}
+	}
+}

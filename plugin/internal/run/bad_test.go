@@ -30,7 +30,7 @@ func TestOpenRejects(t *testing.T) {
 		{name: "array line", files: map[string]string{"run/index.jsonl": "[1,2]\n"}, target: "run", want: []string{"index.jsonl:1:", "not a JSON object"}},
 		{name: "string line", files: map[string]string{"run/index.jsonl": okRow + "\n\"x\"\n"}, target: "run", want: []string{"index.jsonl:2:", "not a JSON object"}},
 		{name: "manifest outside the run", files: map[string]string{"run/summary.json": `{"index_path":"../x/index.jsonl"}`, "x/index.jsonl": okRow}, target: "run", want: []string{"summary.json", `field "index_path"`, "outside the run directory"}},
-		{name: "manifest is a directory", files: map[string]string{"run/index.jsonl/x": ""}, target: "run", want: []string{"index.jsonl", "cannot read"}},
+		{name: "manifest is a directory", files: map[string]string{"run/index.jsonl/x": ""}, target: "run", want: []string{"index.jsonl", "is a directory, not a file"}},
 		{name: "not a results file", files: map[string]string{"notes.txt": "hi"}, target: "notes.txt", want: []string{"notes.txt", "not an AgentV results file"}},
 		{name: "no cache.json", files: map[string]string{"p/x": ""}, target: "", want: []string{"no run given", ".agentv/cache.json"}, code: clierr.CodeUsage},
 		{name: "cache.json malformed", files: map[string]string{".agentv/cache.json": "{"}, target: "", want: []string{"cache.json", "malformed JSON"}},

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -161,7 +159,7 @@ func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage
 	changed := func(msg string) error {
 		return clierr.Input(rel, int(c.Loc.Line), "", msg, "the manifest changed since the run was opened; open it again")
 	}
-	f, err := os.Open(r.Manifest)
+	f, err := openIn(r.Dir, r.Manifest)
 	if err != nil {
 		return nil, nil, unreadable(rel, err)
 	}
@@ -583,44 +581,24 @@ func (r *Run) readText(d *Detail, field, rel string) Text {
 // (0 = all). Outside the run dir, missing or unreadable: Missing, with a
 // warning for the first and last.
 func (r *Run) readFile(d *Detail, field, rel string, limit int64) Text {
-	p, ok := r.inside(rel)
-	t := Text{Present: true, Path: p}
-	if !ok {
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
+	b, size, cut, prob := r.readSidecar(Sidecar{Field: field, Path: rel}, limit)
+	p, _ := r.inside(rel)
+	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size}
+	switch {
+	case prob == nil:
+		return t
+	case prob.Problem == ProblemOutside:
 		d.warn("", fmt.Sprintf("%s %q points outside the run directory; not followed", field, rel))
-		t.Missing, t.Path = true, ""
-		return t
+		t.Path = ""
+	case prob.Problem == ProblemNotFile:
+		d.warn(prob.Path, prob.Cause)
+	case prob.Problem != ProblemMissing:
+		d.warn(prob.Path, "cannot read: "+prob.Cause)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			d.warn(r.rel(p), "cannot read: "+err.Error())
-		}
-		t.Missing = true
-		return t
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || info.IsDir() {
-		d.warn(r.rel(p), "not a readable file")
-		t.Missing = true
-		return t
-	}
-	t.Size = info.Size()
-	src := io.Reader(f)
-	if limit > 0 {
-		src = io.LimitReader(f, limit)
-	}
-	b, err := io.ReadAll(src)
-	if err != nil {
-		d.warn(r.rel(p), "cannot read: "+err.Error())
-		t.Missing = true
-		return t
-	}
-	if int64(len(b)) < t.Size {
-		t.Truncated = true
-		b = trimPartialRune(b)
-	}
-	t.Content = string(b)
+	t.Missing = true
 	return t
 }
 

@@ -1,9 +1,9 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
-	"os"
 
 	"agentv-review/plugin/internal/clierr"
 )
@@ -15,7 +15,7 @@ const noResultsHint = "wait for `agentv eval` to finish, or re-run it; a run tha
 // parsed on several cores and merged in file order, so cases, warnings and
 // the first error are those of a line-by-line read.
 func (r *Run) readManifest(file, rel string) error {
-	f, err := os.Open(file)
+	f, err := openIn(r.Dir, file)
 	if err != nil {
 		return unreadable(rel, err)
 	}
@@ -146,6 +146,15 @@ func (r *Run) warn(file string, line int, msg string) {
 	r.Warnings = append(r.Warnings, Warning{File: file, Line: line, Msg: msg})
 }
 
+// unreadable is the error for a run file that cannot be read: an OS error,
+// something that is not a regular file, or a symlink out of the run.
 func unreadable(rel string, err error) error {
-	return &clierr.Error{Code: clierr.CodeInvalid, File: rel, Msg: "cannot read file: " + clierr.Cause(err), Hint: "check that the file exists and that you may read it", Err: err}
+	msg, hint := "cannot read file: "+clierr.Cause(err), "check that the file exists and that you may read it"
+	switch {
+	case errors.As(err, new(*NotFileError)):
+		msg, hint = clierr.Cause(err), "AgentV writes its results as regular files; point at the run directory, or copy the file instead of piping it"
+	case errors.Is(err, errOutside):
+		msg, hint = clierr.Cause(err), "a run's files live inside its directory; copy the file into the run instead of linking to it"
+	}
+	return &clierr.Error{Code: clierr.CodeInvalid, File: rel, Msg: msg, Hint: hint, Err: err}
 }

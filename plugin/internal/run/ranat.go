@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -75,12 +74,12 @@ func SortByRanAt(paths []string) {
 func ranAt(dir, manifest, id string, flat bool) (time.Time, string) {
 	if !flat {
 		for _, name := range []string{RanAtSummary, RanAtBenchmark} {
-			if t, ok := metadataTime(filepath.Join(dir, name)); ok {
+			if t, ok := metadataTime(dir, name); ok {
 				return t, name
 			}
 		}
 	}
-	if t, ok := firstRowTime(manifest); ok {
+	if t, ok := firstRowTime(dir, manifest); ok {
 		return t, RanAtRow
 	}
 	if t, ok := runIDTime(id); ok {
@@ -89,10 +88,11 @@ func ranAt(dir, manifest, id string, flat bool) (time.Time, string) {
 	return time.Time{}, ""
 }
 
-// metadataTime reads metadata.timestamp of a summary.json or
-// benchmark.json; a malformed file is no evidence.
-func metadataTime(file string) (time.Time, bool) {
-	f, err := os.Open(file)
+// metadataTime reads metadata.timestamp of the summary.json or
+// benchmark.json named file in dir; a malformed file, or one openIn
+// refuses, is no evidence.
+func metadataTime(dir, file string) (time.Time, bool) {
+	f, err := openIn(dir, file)
 	if err != nil {
 		return time.Time{}, false
 	}
@@ -107,12 +107,13 @@ func metadataTime(file string) (time.Time, bool) {
 // maxFirstRow bounds the first line firstRowTime reads.
 const maxFirstRow = 64 << 20
 
-// firstRowTime reads the timestamp of the first row of manifest.
-func firstRowTime(manifest string) (time.Time, bool) {
+// firstRowTime reads the timestamp of the first row of manifest, a file
+// in dir.
+func firstRowTime(dir, manifest string) (time.Time, bool) {
 	if manifest == "" {
 		return time.Time{}, false
 	}
-	f, err := os.Open(manifest)
+	f, err := openIn(dir, manifest)
 	if err != nil {
 		return time.Time{}, false
 	}

@@ -45,12 +45,15 @@ func Open(target string, opts Options) (*Run, error) {
 	if target == "" {
 		last, err := lastRunDir(cwd)
 		if err != nil {
+			return nil, err
+		}
+		if last == "" {
 			// No cache: a project root or results folder here still names
 			// its runs, as AgentV walks one level down.
 			if runs, ferr := findRuns(cwd); ferr == nil && len(runs) > 0 {
 				return Open(cwd, opts)
 			}
-			return nil, err
+			return nil, clierr.Usage("no run given and no .agentv/cache.json found from "+cwd+" upward", "pass a run directory: agentv review <run-dir>")
 		}
 		target = last
 	} else if !filepath.IsAbs(target) {
@@ -192,11 +195,15 @@ func openDir(dir string, opts Options) (*Run, error) {
 	return r, r.load()
 }
 
-// readSummary reads summary.json when present. A malformed one is only a
-// warning: the manifest is what matters.
+// readSummary reads summary.json when present. A malformed or unreadable
+// one is only a warning: the manifest is what matters.
 func (r *Run) readSummary() (summaryWire, bool) {
-	f, err := os.Open(filepath.Join(r.Dir, "summary.json"))
+	f, err := openIn(r.Dir, "summary.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return summaryWire{}, false
+	}
 	if err != nil {
+		r.warn("summary.json", 0, "ignored: "+clierr.Cause(err))
 		return summaryWire{}, false
 	}
 	defer f.Close()
@@ -328,11 +335,16 @@ func findRuns(root string) ([]string, error) {
 }
 
 // lastRunDir finds .agentv/cache.json from cwd upward and returns its
-// lastRunDir (relative paths are taken from the project root).
+// lastRunDir (relative paths are taken from the project root), or "" when
+// there is none. A cache.json that cannot be read or names no run is an
+// error.
 func lastRunDir(cwd string) (string, error) {
 	for dir := cwd; ; dir = filepath.Dir(dir) {
 		cache := filepath.Join(dir, ".agentv", "cache.json")
-		b, err := os.ReadFile(cache)
+		b, err := readRegular(cache)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", clierr.Input(cache, 0, "", clierr.Cause(err), "pass the run directory explicitly")
+		}
 		if err == nil {
 			var c struct {
 				LastRunDir string `json:"lastRunDir"`
@@ -349,7 +361,7 @@ func lastRunDir(cwd string) (string, error) {
 			return c.LastRunDir, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", clierr.Usage("no run given and no .agentv/cache.json found from "+cwd+" upward", "pass a run directory: agentv review <run-dir>")
+			return "", nil
 		}
 	}
 }

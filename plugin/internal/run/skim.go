@@ -478,8 +478,8 @@ func (s *skimmer) int(dst **int, field string) error {
 		if err != nil {
 			return err
 		}
-		v, perr := strconv.Atoi(string(lit))
-		if perr != nil {
+		v, ok := parseWhole(lit)
+		if !ok {
 			s.i = start
 			*dst = nil
 			return s.mistyped(field)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"agentv-review/plugin/internal/clierr"
@@ -154,20 +153,21 @@ func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, trunca
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, false, problem(ProblemMissing, nil)
-		}
+	f, err := openIn(r.Dir, p)
+	switch {
+	case errors.Is(err, errOutside):
+		return nil, 0, false, problem(ProblemOutside, nil)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, false, problem(ProblemMissing, nil)
+	case errors.As(err, new(*NotFileError)):
+		return nil, 0, false, problem(ProblemNotFile, err)
+	case err != nil:
 		return nil, 0, false, problem(ProblemUnreadable, err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
 		return nil, 0, false, problem(ProblemUnreadable, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, 0, false, problem(ProblemNotFile, nil)
 	}
 	// One buffer of the size to read; a file that grows meanwhile is cut.
 	b = make([]byte, min(info.Size(), limit))

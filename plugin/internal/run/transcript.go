@@ -163,7 +163,7 @@ func (t *Transcript) fromNormalized(b []byte) {
 			_ = dec.Decode(&t.Format)
 		case "transcript_summary":
 			var s struct {
-				TotalTurns    int               `json:"total_turns"`
+				TotalTurns    whole             `json:"total_turns"`
 				FilesRead     []string          `json:"files_read"`
 				FilesModified []string          `json:"files_modified"`
 				ShellCommands []string          `json:"shell_commands"`
@@ -172,7 +172,7 @@ func (t *Transcript) fromNormalized(b []byte) {
 			if dec.Decode(&s) != nil {
 				return
 			}
-			t.SummaryTurns, t.FilesRead, t.FilesModified, t.ShellCommands = s.TotalTurns, s.FilesRead, s.FilesModified, s.ShellCommands
+			t.SummaryTurns, t.FilesRead, t.FilesModified, t.ShellCommands = int(s.TotalTurns), s.FilesRead, s.FilesModified, s.ShellCommands
 			for _, e := range s.Errors {
 				t.Errors = append(t.Errors, rawText(e))
 			}
@@ -298,7 +298,7 @@ func fromTrace(b []byte) *Transcript {
 		if !strings.HasPrefix(s.Name, "execute_tool ") {
 			continue
 		}
-		var idx int
+		var idx whole
 		var name, id string
 		_ = json.Unmarshal(s.Attributes["agentv.message.index"], &idx)
 		_ = json.Unmarshal(s.Attributes["gen_ai.tool.name"], &name)
@@ -309,11 +309,12 @@ func fromTrace(b []byte) *Transcript {
 		if call.Status == "error" {
 			call.Error = s.Status.Message
 		}
-		if idx < 0 || idx >= len(t.Turns) {
-			idx = len(t.Turns) - 1
+		i := int(idx)
+		if i < 0 || i >= len(t.Turns) {
+			i = len(t.Turns) - 1
 		}
-		if idx >= 0 {
-			t.Turns[idx].Calls = append(t.Turns[idx].Calls, call)
+		if i >= 0 {
+			t.Turns[i].Calls = append(t.Turns[idx].Calls, call)
 		}
 	}
 	return t

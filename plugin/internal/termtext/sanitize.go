@@ -29,6 +29,27 @@
 // SanitizeLine applies the same policy and also shows each line break as "⏎",
 // for one-line fields (test ids, grader names, reasons in lists).
 //
+// # Terminals that are not UTF-8
+//
+// The policy above writes UTF-8, whose multi-byte characters contain bytes
+// 0x80–0x9F (every Control Picture does: "␛" is E2 90 9B). A terminal whose
+// locale is not UTF-8 reads each byte as a character, and an 8-bit one reads
+// 0x80–0x9F as C1 controls (0x9B is CSI). For such a terminal, a Sanitizer
+// made with New(ASCII) writes 7-bit ASCII only:
+//
+//   - C0 controls and DEL in caret notation: ESC → "^[", BEL → "^G", DEL → "^?";
+//     SanitizeLine shows a line break as "^J".
+//   - C1 controls U+0080–U+009F as "^[" plus their 7-bit equivalent (U+009B → "^[[").
+//   - Each byte of invalid UTF-8 as "\xNN" (a raw 0x9B byte → "\x9B").
+//   - Every other non-ASCII character, printable or not, as "<U+XXXX>".
+//
+// Which one applies is the caller's choice, made once: CharsetFromEnv reads
+// the locale the way the C library does (the first non-empty of LC_ALL,
+// LC_CTYPE and LANG; UTF-8 only when its codeset is UTF-8, so unset, "C",
+// "POSIX" and "en_US.ISO-8859-1" are ASCII), from a getenv function passed
+// in, so tests give it a map, not the process environment. The package
+// functions Sanitize and SanitizeLine are New(UTF8)'s.
+//
 // # Right-to-left text
 //
 // Arabic and Hebrew are passed through in logical order and never wrapped in
@@ -54,14 +75,65 @@ import (
 // TabWidth is the distance between tab stops, in display cells.
 const TabWidth = 4
 
-// Sanitize returns s with every terminal control made visible and inert; see
-// the package documentation for the exact policy. Sanitize is idempotent.
-func Sanitize(s string) string { return sanitize(s, "\n") }
+// Charset is what a terminal can be sent: UTF-8, or only 7-bit ASCII.
+type Charset uint8
 
-// SanitizeLine is Sanitize for one-line fields: line breaks become "⏎".
-func SanitizeLine(s string) string { return sanitize(s, "⏎") }
+const (
+	UTF8  Charset = iota // the locale's codeset is UTF-8
+	ASCII                // any other codeset: C, POSIX, ISO-8859-*, KOI8-R, ...
+)
 
-func sanitize(s, newline string) string {
+// CharsetFromEnv is the charset of the locale that getenv (os.Getenv, or a
+// test's map) describes: the first non-empty of LC_ALL, LC_CTYPE and LANG
+// decides, as in the C library; it is UTF8 when its codeset (between "." and
+// "@") is UTF-8 or utf8 in any case, else ASCII, also when none is set.
+func CharsetFromEnv(getenv func(string) string) Charset {
+	for _, name := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		locale := getenv(name)
+		if locale == "" {
+			continue
+		}
+		_, codeset, _ := strings.Cut(locale, ".")
+		codeset, _, _ = strings.Cut(codeset, "@")
+		if strings.EqualFold(strings.ReplaceAll(codeset, "-", ""), "utf8") {
+			return UTF8
+		}
+		return ASCII
+	}
+	return ASCII
+}
+
+// Sanitizer sanitises text for one charset (see the package documentation).
+// Its zero value is New(UTF8).
+type Sanitizer struct{ charset Charset }
+
+// New returns the Sanitizer for terminals of charset c.
+func New(c Charset) Sanitizer { return Sanitizer{charset: c} }
+
+// Charset is the charset s writes for.
+func (s Sanitizer) Charset() Charset { return s.charset }
+
+// Sanitize returns t with every terminal control made visible and inert; see
+// the package documentation for the exact policy. It is idempotent.
+func (s Sanitizer) Sanitize(t string) string { return sanitize(t, "\n", s.charset == ASCII) }
+
+// SanitizeLine is Sanitize for one-line fields: line breaks become "⏎"
+// ("^J" in ASCII).
+func (s Sanitizer) SanitizeLine(t string) string {
+	if s.charset == ASCII {
+		return sanitize(t, "^J", true)
+	}
+	return sanitize(t, "⏎", false)
+}
+
+// Sanitize is New(UTF8).Sanitize, for a UTF-8 terminal.
+func Sanitize(s string) string { return Sanitizer{}.Sanitize(s) }
+
+// SanitizeLine is New(UTF8).SanitizeLine, for a UTF-8 terminal.
+func SanitizeLine(s string) string { return Sanitizer{}.SanitizeLine(s) }
+
+// sanitize applies the policy, writing only ASCII when ascii is set.
+func sanitize(s, newline string, ascii bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	// Tab stops need the display column; it is measured lazily, from the
@@ -80,6 +152,8 @@ func sanitize(s, newline string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
+		case r == utf8.RuneError && size == 1 && ascii:
+			fmt.Fprintf(&b, "\\x%02X", s[i-1])
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
 		case r == '\r' && strings.HasPrefix(s[i:], "\n"):
@@ -94,14 +168,23 @@ func sanitize(s, newline string) string {
 			n := TabWidth - col%TabWidth
 			b.WriteString("    "[:n])
 			col, colAt = col+n, b.Len()
+		case r < 0x20 && ascii:
+			b.WriteByte('^')
+			b.WriteByte(byte(r + 0x40)) // caret notation: ^@ ... ^_
 		case r < 0x20:
 			b.WriteRune(0x2400 + r) // Control Pictures: ␀ ... ␟
+		case r == 0x7f && ascii:
+			b.WriteString("^?")
 		case r == 0x7f:
 			b.WriteRune('␡')
 		case r >= 0x80 && r <= 0x9f:
-			b.WriteRune('␛')
+			if ascii {
+				b.WriteString("^[")
+			} else {
+				b.WriteRune('␛')
+			}
 			b.WriteByte(byte(r - 0x40))
-		case isLayoutControl(r):
+		case isLayoutControl(r), ascii:
 			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteString(s[i-size : i])

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package run
+
+// nonBlocking is 0 where opening a special file does not block.
+const nonBlocking = 0
