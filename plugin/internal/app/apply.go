@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/safefile"
 	"agentv-review/prompts"
 )
 
@@ -131,7 +131,7 @@ func runApply(s *Streams, o applyOptions) error {
 // readInput reads --from: a file, or stdin for "-".
 func readInput(s *Streams, from string) ([]byte, string, error) {
 	if from != "-" {
-		data, err := os.ReadFile(from)
+		data, err := safefile.ReadRegular(from)
 		if err != nil {
 			return nil, "", clierr.Input(from, 0, "", "cannot read: "+clierr.Cause(err), "pass a JSON or JSONL file of answers, or - for standard input")
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"agentv-review/plugin/internal/calibrate"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/safefile"
 	"agentv-review/plugin/internal/termtext"
 )
 
@@ -174,7 +174,7 @@ func certificateFor(runDir string) (path string, found bool) {
 // loadCertificate reads and checks a judge certificate. A missing one is a
 // failure (exit 1) with the command that writes it.
 func loadCertificate(path string) (*calibrate.Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &clierr.Error{Code: clierr.CodeFailure, File: path, Msg: "no judge certificate",
 			Hint: "compute it with '" + prog + " calibrate --write " + filepath.Dir(path) + "'"}

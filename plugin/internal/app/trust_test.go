@@ -180,3 +180,39 @@ func TestFlatFilesHaveTheirOwnFeedback(t *testing.T) {
 		t.Errorf("the first file: reviewed %d, want 1", rep.Reviewed)
 	}
 }
+
+// TestExportNeverOverwritesARun: export --out refuses every file of a run
+// it reads (manifest, sidecars, feedback, draft, history) and an existing
+// file without --force.
+func TestExportNeverOverwritesARun(t *testing.T) {
+	dir := copyRun(t, "workspace-file-changes")
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", dir, "ws-fix-bug")
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "incorrect", dir, "ws-add-docs") // archives the first version
+	history, _ := filepath.Glob(filepath.Join(dir, "feedback.history", "*.json"))
+	targets := append([]string{
+		filepath.Join(dir, "index.jsonl"), filepath.Join(dir, "feedback.json"), filepath.Join(dir, "feedback.draft.json"),
+		filepath.Join(dir, "workspace", "ws-fix-bug", "outputs", "answer.md"), filepath.Join(dir, "new-file.csv"),
+	}, history...)
+	for _, target := range targets {
+		before, _ := os.ReadFile(target)
+		code, _, stderr := runApp(t, "export", "--format", "csv", "--force", "--out", target, dir)
+		after, _ := os.ReadFile(target)
+		if code != clierr.CodeUsage || string(after) != string(before) || !strings.Contains(stderr, "is inside run") {
+			t.Errorf("export --out %s: exit %d, file changed %v\n%s", target, code, string(after) != string(before), stderr)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "verdicts.csv")
+	mustRun(t, "export", "--format", "csv", "--out", out, dir)
+	if code, _, _ := runApp(t, "export", "--format", "csv", "--out", out, dir); code != clierr.CodeUsage {
+		t.Errorf("export over an existing file without --force: exit %d, want 2", code)
+	}
+	mustRun(t, "export", "--format", "csv", "--force", "--out", out, dir)
+	// Holdout cases are withheld unless asked for.
+	_, csv, stderr := runApp(t, "export", "--format", "csv", "--holdout", "ws-add-*", dir)
+	if strings.Contains(csv, "ws-add-docs") || !strings.Contains(csv, "ws-fix-bug") || !strings.Contains(stderr, "1 row(s) of holdout cases withheld") {
+		t.Errorf("holdout export:\n%s\n%s", csv, stderr)
+	}
+	if _, csv, _ := runApp(t, "export", "--format", "csv", "--holdout", "ws-add-*", "--include-holdout", dir); !strings.Contains(csv, "ws-add-docs") {
+		t.Errorf("--include-holdout should export the holdout case:\n%s", csv)
+	}
+}

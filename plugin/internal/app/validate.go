@@ -3,12 +3,12 @@ package app
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/safefile"
 	"agentv-review/plugin/internal/termtext"
 )
 
@@ -38,7 +38,7 @@ type validateReport struct {
 
 func validateAction(s *Streams, c *cli.Context, args []string) error {
 	path := args[0]
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path)
 	if err != nil {
 		return clierr.Input(path, 0, "", "cannot read: "+clierr.Cause(err), "pass the path of a feedback.json")
 	}

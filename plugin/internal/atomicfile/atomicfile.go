@@ -40,6 +40,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -63,12 +64,22 @@ func Create(path string, data []byte) error {
 	return write(osFS{}, path, data, true)
 }
 
-// TempGlob is the filepath.Glob pattern of the temp files a write of path
-// uses. A writer killed mid-write leaves one behind; callers that know no
-// write is in flight (they hold the file's lock) may delete the matches.
-func TempGlob(path string) string {
-	dir, name := filepath.Split(path)
-	return filepath.Join(dir, "."+name+".tmp-*")
+// IsTemp reports whether name (a base name) is a temp file of a write of
+// target (a base name; "" for any target). A writer killed mid-write
+// leaves one behind; callers that know no write is in flight (they hold the
+// file's lock) may delete them. Names are compared as text: a folder or
+// file name with glob metacharacters means nothing special here.
+func IsTemp(name, target string) bool {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	if i < 0 || (target != "" && rest[:i] != target) {
+		return false
+	}
+	digits := rest[i+len(".tmp-"):]
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // fileSystem is what a durable write needs from the OS. Tests substitute

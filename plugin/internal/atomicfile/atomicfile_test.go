@@ -187,14 +187,22 @@ func TestFailureKeepsOldFile(t *testing.T) {
 	}
 }
 
-func TestTempGlob(t *testing.T) {
-	dir := t.TempDir()
+func TestIsTemp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "[ab]*") // glob metacharacters are text
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(dir, "f.json")
 	// A writer killed after its write: the temp file stays.
 	_ = write(failingFS{step: "rename", err: errInjected, keepTemp: true}, path, []byte("x"), false)
-	matches, err := filepath.Glob(TempGlob(path))
-	if err != nil || len(matches) != 1 {
-		t.Errorf("TempGlob matches %v, %v; want the one temp file", matches, err)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !IsTemp(entries[0].Name(), "f.json") || !IsTemp(entries[0].Name(), "") {
+		t.Fatalf("entries %v, %v; want the one temp file of f.json", entries, err)
+	}
+	for _, name := range []string{"f.json", ".f.json.tmp-", ".f.json.tmp-12a", ".g.json.tmp-1", "f.json.tmp-1"} {
+		if IsTemp(name, "f.json") {
+			t.Errorf("IsTemp(%q, f.json) = true", name)
+		}
 	}
 }
 

@@ -2,10 +2,13 @@ package feedback
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
@@ -38,5 +41,35 @@ func TestDraftOnFullDisk(t *testing.T) {
 	}
 	if readString(t, p.Draft) != before {
 		t.Errorf("the draft changed after a failed save")
+	}
+}
+
+// TestLockFileNeverFollowed: a lock file that is a symlink (to anywhere) or
+// a FIFO is refused, never opened: the lock would create or truncate the
+// link's target, or block forever on the FIFO.
+func TestLockFileNeverFollowed(t *testing.T) {
+	for name, plant := range map[string]func(path string) error{
+		"symlink": func(path string) error { return os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), path) },
+		"fifo":    func(path string) error { return syscall.Mkfifo(path, 0o644) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := PathsFor(t.TempDir(), "")
+			if err := plant(p.Lock); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := LockWait(p, 0)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "the lock file is") {
+					t.Errorf("LockWait on a %s lock file: %v, want it refused", name, err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("LockWait blocked on a %s lock file", name)
+			}
+		})
 	}
 }

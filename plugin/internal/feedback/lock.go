@@ -9,6 +9,7 @@ import (
 
 	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // Lock takes the exclusive lock of a feedback output without waiting and
@@ -33,6 +34,17 @@ func Lock(p Paths) (release func() error, err error) {
 // refusing, so scripted writers started together run one after another
 // instead of failing.
 func LockWait(p Paths, wait time.Duration) (release func() error, err error) {
+	// The lock file is created in the run's folder: never through a
+	// symlink (it could create or truncate a file anywhere) and never on a
+	// FIFO or device (opening one can block forever).
+	if fi, err := os.Lstat(p.Lock); err == nil && !fi.Mode().IsRegular() {
+		what := "a symbolic link"
+		if fi.Mode()&os.ModeSymlink == 0 {
+			what = (&safefile.NotFileError{Mode: fi.Mode()}).Error()[len("is "):]
+		}
+		return nil, &clierr.Error{Code: clierr.CodeFailure, File: p.Lock, Msg: "cannot lock: the lock file is " + what,
+			Hint: "remove it (agentv-review creates it as a plain file), or use --out FILE to write the feedback elsewhere"}
+	}
 	fl := flock.New(p.Lock, flock.SetPermissions(0o644))
 	deadline := time.Now().Add(wait)
 	ok, err := fl.TryLock()
@@ -65,15 +77,16 @@ func LockWait(p Paths, wait time.Duration) (release func() error, err error) {
 // every such file is stale. Failures are ignored: a leftover temp file is
 // never read and never replaces a real one.
 func removeStaleTemps(p Paths) {
-	patterns := []string{
-		atomicfile.TempGlob(p.Feedback),
-		atomicfile.TempGlob(p.Draft),
-		atomicfile.TempGlob(filepath.Join(p.HistoryDir, "*")),
-	}
-	for _, pattern := range patterns {
-		matches, _ := filepath.Glob(pattern)
-		for _, m := range matches {
-			os.Remove(m)
+	for _, f := range []struct{ dir, target string }{
+		{filepath.Dir(p.Feedback), filepath.Base(p.Feedback)},
+		{filepath.Dir(p.Draft), filepath.Base(p.Draft)},
+		{p.HistoryDir, ""},
+	} {
+		entries, _ := os.ReadDir(f.dir) // names as text: a run called "[ab]*" is no pattern
+		for _, e := range entries {
+			if e.Type().IsRegular() && atomicfile.IsTemp(e.Name(), f.target) {
+				os.Remove(filepath.Join(f.dir, e.Name()))
+			}
 		}
 	}
 }

@@ -101,8 +101,8 @@ func TestValidateProblems(t *testing.T) {
 		{"not an object", `[]`, []string{"(root): invalid type"}},
 		{"bad fingerprint", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","fingerprint":"md5:00"}]}`,
 			[]string{"per_case.0.fingerprint: does not match pattern"}},
-		{"score above 1", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","automated":{"score":1.5}}]}`,
-			[]string{"per_case.0.automated.score: must be less than or equal to 1"}},
+		{"score not a number", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","automated":{"score":"high"}}]}`,
+			[]string{"per_case.0.automated.score: invalid type"}},
 		{"duplicate beside a broken entry", minimal + `,"per_case":[{"test_id":"a","verdict":"flaky"},"junk",{"test_id":7,"verdict":"flaky"},{"test_id":"a","verdict":"incorrect"}]}`,
 			[]string{"per_case.1: invalid type", "per_case.2.test_id: invalid type", "per_case.3: duplicate of per_case.0"}},
 		{"duplicate key, sorted numerically", minimal + `,"per_case":[` +

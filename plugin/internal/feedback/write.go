@@ -13,6 +13,7 @@ import (
 
 	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // Paths are the files of one feedback output. All live in the folder of the
@@ -113,7 +114,7 @@ func writeError(path string, err error) error {
 // for the new version's previous field. It returns "" when there is no
 // feedback file. History files are never replaced. Call it holding Lock.
 func Archive(p Paths) (string, error) {
-	data, err := os.ReadFile(p.Feedback)
+	data, err := safefile.ReadRegular(p.Feedback)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

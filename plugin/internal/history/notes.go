@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"agentv-review/plugin/internal/feedback"
 )
@@ -31,13 +32,19 @@ func LegacyNotes(path string) ([]feedback.LegacyNote, error) {
 // history folder: converting a legacy feedback.json archives it there, and
 // its notes stay part of the case's history.
 func ArchivedNotes(historyDir string) ([]feedback.LegacyNote, error) {
-	files, err := filepath.Glob(filepath.Join(historyDir, "*.json"))
+	entries, err := os.ReadDir(historyDir) // names as text, never a glob pattern
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	var notes []feedback.LegacyNote
-	for _, f := range files {
-		n, err := LegacyNotes(f)
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		n, err := LegacyNotes(filepath.Join(historyDir, e.Name()))
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // rowFull is what Detail reads from a row besides its rowWire: the heavy
@@ -159,7 +160,7 @@ func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage
 	changed := func(msg string) error {
 		return clierr.Input(rel, int(c.Loc.Line), "", msg, "the manifest changed since the run was opened; open it again")
 	}
-	f, err := openIn(r.Dir, r.Manifest)
+	f, err := safefile.OpenIn(r.Dir, r.Manifest)
 	if err != nil {
 		return nil, nil, unreadable(rel, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 )
 
 const noResultsHint = "wait for `agentv eval` to finish, or re-run it; a run that crashed before its first result has nothing to review"
@@ -15,7 +16,7 @@ const noResultsHint = "wait for `agentv eval` to finish, or re-run it; a run tha
 // parsed on several cores and merged in file order, so cases, warnings and
 // the first error are those of a line-by-line read.
 func (r *Run) readManifest(file, rel string) error {
-	f, err := openIn(r.Dir, file)
+	f, err := safefile.OpenIn(r.Dir, file)
 	if err != nil {
 		return unreadable(rel, err)
 	}
@@ -151,9 +152,9 @@ func (r *Run) warn(file string, line int, msg string) {
 func unreadable(rel string, err error) error {
 	msg, hint := "cannot read file: "+clierr.Cause(err), "check that the file exists and that you may read it"
 	switch {
-	case errors.As(err, new(*NotFileError)):
+	case errors.As(err, new(*safefile.NotFileError)):
 		msg, hint = clierr.Cause(err), "AgentV writes its results as regular files; point at the run directory, or copy the file instead of piping it"
-	case errors.Is(err, errOutside):
+	case errors.Is(err, safefile.ErrOutside):
 		msg, hint = clierr.Cause(err), "a run's files live inside its directory; copy the file into the run instead of linking to it"
 	}
 	return &clierr.Error{Code: clierr.CodeInvalid, File: rel, Msg: msg, Hint: hint, Err: err}

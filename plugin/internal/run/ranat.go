@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"agentv-review/plugin/internal/safefile"
 )
 
 // The evidence Run.RanAt and RanAtDir use, in the order they try it. A run
@@ -92,7 +94,7 @@ func ranAt(dir, manifest, id string, flat bool) (time.Time, string) {
 // benchmark.json named file in dir; a malformed file, or one openIn
 // refuses, is no evidence.
 func metadataTime(dir, file string) (time.Time, bool) {
-	f, err := openIn(dir, file)
+	f, err := safefile.OpenIn(dir, file)
 	if err != nil {
 		return time.Time{}, false
 	}
@@ -113,7 +115,7 @@ func firstRowTime(dir, manifest string) (time.Time, bool) {
 	if manifest == "" {
 		return time.Time{}, false
 	}
-	f, err := openIn(dir, manifest)
+	f, err := safefile.OpenIn(dir, manifest)
 	if err != nil {
 		return time.Time{}, false
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // Options tunes Open.
@@ -198,7 +199,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 // readSummary reads summary.json when present. A malformed or unreadable
 // one is only a warning: the manifest is what matters.
 func (r *Run) readSummary() (summaryWire, bool) {
-	f, err := openIn(r.Dir, "summary.json")
+	f, err := safefile.OpenIn(r.Dir, "summary.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return summaryWire{}, false
 	}
@@ -341,7 +342,7 @@ func findRuns(root string) ([]string, error) {
 func lastRunDir(cwd string) (string, error) {
 	for dir := cwd; ; dir = filepath.Dir(dir) {
 		cache := filepath.Join(dir, ".agentv", "cache.json")
-		b, err := readRegular(cache)
+		b, err := safefile.ReadRegular(cache)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", clierr.Input(cache, 0, "", clierr.Cause(err), "pass the run directory explicitly")
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 	"sort"
 	"strings"
 
@@ -153,13 +154,13 @@ func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, trunca
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
-	f, err := openIn(r.Dir, p)
+	f, err := safefile.OpenIn(r.Dir, p)
 	switch {
-	case errors.Is(err, errOutside):
+	case errors.Is(err, safefile.ErrOutside):
 		return nil, 0, false, problem(ProblemOutside, nil)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0, false, problem(ProblemMissing, nil)
-	case errors.As(err, new(*NotFileError)):
+	case errors.As(err, new(*safefile.NotFileError)):
 		return nil, 0, false, problem(ProblemNotFile, err)
 	case err != nil:
 		return nil, 0, false, problem(ProblemUnreadable, err)

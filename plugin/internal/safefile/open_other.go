@@ -1,6 +1,6 @@
 //go:build !unix
 
-package run
+package safefile
 
 // nonBlocking is 0 where opening a special file does not block.
 const nonBlocking = 0

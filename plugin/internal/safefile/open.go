@@ -1,4 +1,7 @@
-package run
+// Package safefile opens the files agentv-review reads without trusting
+// them: never blocking on a FIFO or a device, never following a symlink
+// out of the folder a file must stay in.
+package safefile
 
 import (
 	"errors"
@@ -9,15 +12,15 @@ import (
 	"syscall"
 )
 
-// Every file the reader reads is opened by openIn (files of a run) or
-// openRegular (.agentv/cache.json), never by os.Open: a run directory is
-// untrusted input, and os.Open follows symlinks anywhere and blocks forever
-// on a FIFO with no writer.
+// Every file agentv-review reads is opened by OpenIn (files of a run) or
+// OpenRegular (feedback files, inputs, .agentv/cache.json), never by
+// os.Open: a run directory is untrusted input, and os.Open follows symlinks
+// anywhere and blocks forever on a FIFO with no writer.
 
-// errOutside is the cause openIn gives for a path that leaves its folder.
-var errOutside = errors.New("points outside the run directory; not followed")
+// ErrOutside is the cause OpenIn gives for a path that leaves its folder.
+var ErrOutside = errors.New("points outside the run directory; not followed")
 
-// NotFileError is the cause openIn and openRegular give for something that
+// NotFileError is the cause OpenIn and OpenRegular give for something that
 // is not a regular file: a FIFO, a device, a socket or a folder.
 type NotFileError struct{ Mode fs.FileMode }
 
@@ -38,13 +41,13 @@ func (e *NotFileError) Error() string {
 	return "is " + kind + ", not a file"
 }
 
-// openIn opens name for reading beneath dir: name is relative to dir, or
-// absolute and inside it. It refuses, with errOutside, a name that leaves
+// OpenIn opens name for reading beneath dir: name is relative to dir, or
+// absolute and inside it. It refuses, with ErrOutside, a name that leaves
 // dir lexically (an absolute path elsewhere, "..") or through a symlink at
 // any step — os.Root resolves each step beneath dir, so a symlink swapped
 // in between a check and the open cannot lead out — and, with a
-// NotFileError, anything but a regular file (see openRegular).
-func openIn(dir, name string) (*os.File, error) {
+// NotFileError, anything but a regular file (see OpenRegular).
+func OpenIn(dir, name string) (*os.File, error) {
 	rel := name
 	if filepath.IsAbs(name) {
 		var err error
@@ -53,7 +56,7 @@ func openIn(dir, name string) (*os.File, error) {
 		}
 	}
 	if !filepath.IsLocal(rel) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errOutside}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrOutside}
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -66,18 +69,18 @@ func openIn(dir, name string) (*os.File, error) {
 		// error that is not the system's.
 		var errno syscall.Errno
 		if pe, ok := errors.AsType[*fs.PathError](err); ok && !errors.As(pe.Err, &errno) {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: errOutside}
+			return nil, &fs.PathError{Op: "open", Path: name, Err: ErrOutside}
 		}
 		return nil, err
 	}
 	return regular(f, name)
 }
 
-// openRegular opens p for reading if it is a regular file. It opens
+// OpenRegular opens p for reading if it is a regular file. It opens
 // without blocking (O_NONBLOCK, O_NOCTTY on Unix) and checks the opened
 // descriptor, not the name, so a FIFO or device swapped in after a Stat
 // is still refused with a NotFileError.
-func openRegular(p string) (*os.File, error) {
+func OpenRegular(p string) (*os.File, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|nonBlocking, 0)
 	if err != nil {
 		return nil, err
@@ -85,9 +88,9 @@ func openRegular(p string) (*os.File, error) {
 	return regular(f, p)
 }
 
-// readRegular reads all of p if it is a regular file (see openRegular).
-func readRegular(p string) ([]byte, error) {
-	f, err := openRegular(p)
+// ReadRegular reads all of p if it is a regular file (see OpenRegular).
+func ReadRegular(p string) ([]byte, error) {
+	f, err := OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
