@@ -81,9 +81,15 @@ func (s *Streams) lockWait() time.Duration {
 	return s.LockWait
 }
 
-// Main runs the command line and returns the exit code.
+// Main runs the command line and returns the exit code. With --json, a
+// failure before the command printed its document — a usage error
+// included — prints {"error": {code, message, hint}} on stdout, so scripts
+// always get JSON.
 func Main(args []string, s *Streams) int {
-	err := New(s).Run(args)
+	out := &countingWriter{w: s.Out}
+	sc := *s
+	sc.Out = out
+	err := New(&sc).Run(args)
 	if err == nil {
 		return clierr.CodeOK
 	}
@@ -93,8 +99,24 @@ func Main(args []string, s *Streams) int {
 		// anything else comes from urfave's flag parsing.
 		err = clierr.Usage(err.Error(), "see '"+prog+" --help'")
 	}
+	if out.n == 0 && wantsJSON(args) && !errors.Is(err, clierr.ErrInterrupted) {
+		writeJSON(s.Out, jsonError{jsonErrorOf(err)})
+	}
 	report(s.Err, err)
 	return clierr.Code(err)
+}
+
+// wantsJSON reports whether --json was given (before a "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args[min(1, len(args)):] {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 func report(w io.Writer, err error) {
@@ -205,10 +227,7 @@ func act(s *Streams, fn action, min, max int, usage string) cli.ActionFunc {
 			return clierr.Usage(fmt.Sprintf("expected %s, got %d argument(s)", usage, len(args)),
 				fmt.Sprintf("see '%s %s --help'", prog, c.Command.Name))
 		}
-		out := &countingWriter{w: s.Out}
-		sc := *s
-		sc.Out = out
-		err := fn(&sc, c, args)
+		err := fn(s, c, args)
 		if err == nil || errors.Is(err, clierr.ErrInterrupted) {
 			return err
 		}
@@ -216,10 +235,7 @@ func act(s *Streams, fn action, min, max int, usage string) cli.ActionFunc {
 		if !errors.As(err, &ce) {
 			err = clierr.Failure(err, err.Error(), "")
 		}
-		if c.Bool("json") && out.n == 0 {
-			writeJSON(s.Out, jsonError{jsonErrorOf(err)})
-		}
-		return err
+		return err // Main prints the --json error document
 	}
 }
 

@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
+	"github.com/xrash/smetrics"
 	"golang.org/x/term"
 
 	"agentv-review/plugin/internal/caseid"
@@ -35,7 +38,36 @@ func guidedFlags() []cli.Flag {
 }
 
 func guidedAction(s *Streams, c *cli.Context, args []string) error {
-	return guided(s, c, argOr(args, 0))
+	target := argOr(args, 0)
+	if err := notACommand(c.App, target); err != nil {
+		return err
+	}
+	return guided(s, c, target)
+}
+
+// notACommand catches a mistyped command, which the root command would
+// take for a run to review: a bare word that names no file and is close to
+// a command's name gets "did you mean".
+func notACommand(app *cli.App, target string) error {
+	if target == "" || strings.ContainsAny(target, `/\.`) {
+		return nil
+	}
+	if _, err := os.Lstat(target); err == nil {
+		return nil
+	}
+	best, score := "", 0.0
+	for _, cmd := range app.Commands {
+		for _, name := range cmd.Names() {
+			if d := smetrics.JaroWinkler(target, name, 0.7, 4); d > score {
+				best, score = name, d
+			}
+		}
+	}
+	if score < 0.8 {
+		return nil // a run that is not there: opening it says so
+	}
+	return clierr.Usage(fmt.Sprintf("unknown command %q (and no run of that name here); did you mean %q?", target, best),
+		"see '"+prog+" --help' for the commands")
 }
 
 // guided runs the interactive review of the run named by target.
