@@ -20,8 +20,10 @@ func agreeCommand(s *Streams) *cli.Command {
 		Description: "Entries are matched by test_id, target and variant. Kappa is computed over the cases both judged,\n" +
 			"with the four verdicts as categories; when both reviewers gave every case the same single verdict,\n" +
 			"chance agreement is 1 and kappa is defined as 1.",
-		Flags:  []cli.Flag{jsonFlag},
-		Action: act(s, agreeAction, 2, 2, "<A.json> <B.json>"),
+		Flags: []cli.Flag{jsonFlag},
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			return runAgree(s, agreeOptions{A: args[0], B: args[1], JSON: c.Bool("json")})
+		}, 2, 2, "<A.json> <B.json>"),
 	}
 }
 
@@ -39,7 +41,13 @@ type reviewerFile struct {
 	Cases    int    `json:"cases"`
 }
 
-func agreeAction(s *Streams, c *cli.Context, args []string) error {
+type agreeOptions struct {
+	A, B string // the two feedback files
+	JSON bool
+}
+
+func runAgree(s *Streams, o agreeOptions) error {
+	args := []string{o.A, o.B}
 	var files [2]*feedback.File
 	for i, path := range args {
 		f, err := feedback.Load(path)
@@ -57,7 +65,7 @@ func agreeAction(s *Streams, c *cli.Context, args []string) error {
 		fmt.Fprintf(s.Err, "%s: warning: the files review different runs (%s, %s)\n", prog,
 			termtext.SanitizeLine(rep.A.RunID), termtext.SanitizeLine(rep.B.RunID))
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		return writeJSON(s.Out, rep)
 	}
 	printAgree(s.Out, rep)

@@ -75,7 +75,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	if err := needTerminal(s); err != nil {
 		return err
 	}
-	scope, filter, err := scopeOf(c, "")
+	scope, filter, err := scopeOf(c.String("scope"), c.String("filter"), "")
 	if err != nil {
 		return err
 	}

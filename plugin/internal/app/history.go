@@ -28,8 +28,10 @@ func historyCommand(s *Streams) *cli.Command {
 		Description: "[results-dir] is a folder of runs (e.g. .agentv/results/runs/default); default: the folder of the\n" +
 			"last run in .agentv/cache.json, else ./.agentv/results. Human-adjusted pass rate: a reviewed case passes\n" +
 			"when its verdict is acceptable; an unreviewed case keeps its automated outcome.",
-		Flags:  []cli.Flag{jsonFlag},
-		Action: act(s, historyAction, 0, 1, "[results-dir]"),
+		Flags: []cli.Flag{jsonFlag},
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			return runHistory(s, historyOptions{Target: argOr(args, 0), JSON: c.Bool("json")})
+		}, 0, 1, "[results-dir]"),
 	}
 }
 
@@ -40,13 +42,18 @@ type historyReport struct {
 	history.Report
 }
 
-func historyAction(s *Streams, c *cli.Context, args []string) error {
-	root, runs, err := loadRuns(s, argOr(args, 0))
+type historyOptions struct {
+	Target string // a folder of runs, or one run
+	JSON   bool
+}
+
+func runHistory(s *Streams, o historyOptions) error {
+	root, runs, err := loadRuns(s, o.Target)
 	if err != nil {
 		return err
 	}
 	rep := historyReport{Root: root, Report: history.Build(runs)}
-	if c.Bool("json") {
+	if o.JSON {
 		return writeJSON(s.Out, rep)
 	}
 	printHistory(s.Out, rep)

@@ -31,7 +31,9 @@ func listCommand(s *Streams) *cli.Command {
 		Usage:     "the cases in review order, with why each sits where it does",
 		ArgsUsage: "[run]",
 		Flags:     []cli.Flag{jsonFlag, scopeFlag, filterFlag, outFlag},
-		Action:    act(s, listAction, 0, 1, "[run]"),
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			return runList(s, listOptions{Target: argOr(args, 0), Out: c.String("out"), JSON: c.Bool("json"), Scope: c.String("scope"), Filter: c.String("filter")})
+		}, 0, 1, "[run]"),
 	}
 }
 
@@ -77,10 +79,9 @@ type listReport struct {
 
 // scopeOf reads --scope and --filter: a filter implies scope "filter";
 // default is def.
-func scopeOf(c *cli.Context, def string) (string, triage.Filter, error) {
-	scope := c.String("scope")
+func scopeOf(scope, filter, def string) (string, triage.Filter, error) {
 	var f triage.Filter
-	if expr := c.String("filter"); expr != "" {
+	if expr := filter; expr != "" {
 		var err error
 		if f, err = triage.ParseFilter(expr); err != nil {
 			return "", f, err
@@ -96,12 +97,18 @@ func scopeOf(c *cli.Context, def string) (string, triage.Filter, error) {
 	return scope, f, nil
 }
 
-func listAction(s *Streams, c *cli.Context, args []string) error {
-	scope, filter, err := scopeOf(c, triage.ScopeAll)
+type listOptions struct {
+	Target, Out   string
+	JSON          bool
+	Scope, Filter string
+}
+
+func runList(s *Streams, o listOptions) error {
+	scope, filter, err := scopeOf(o.Scope, o.Filter, triage.ScopeAll)
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, argOr(args, 0), c.String("out"), run.Options{Outline: true})
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: true})
 	if err != nil {
 		return err
 	}
@@ -119,7 +126,7 @@ func listAction(s *Streams, c *cli.Context, args []string) error {
 		}
 	}
 	rep := listReport{RunID: st.run.ID, Scope: scope, Total: len(st.run.Cases), Cases: []listEntry{}}
-	if c.Bool("json") {
+	if o.JSON {
 		return writeJSONStream(s.Out, rep, entries)
 	}
 	printList(s, rep, entries)

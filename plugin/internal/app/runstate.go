@@ -211,18 +211,3 @@ func loadIfExists(path string) (*feedback.File, []feedback.LegacyNote, error) {
 	}
 	return f, nil, err
 }
-
-// openCase opens the run and its feedback and finds the case named by
-// "[run] <case>" arguments.
-func openCase(s *Streams, args []string, out string) (*runState, *run.Case, error) {
-	target, ref := "", args[0]
-	if len(args) == 2 {
-		target, ref = args[0], args[1]
-	}
-	st, err := openState(s, target, out)
-	if err != nil {
-		return nil, nil, err
-	}
-	cs, err := st.run.Find(ref)
-	return st, cs, err
-}

@@ -16,8 +16,14 @@ func showCommand(s *Streams) *cli.Command {
 		Description: "<case> is TEST_ID, TEST_ID@TARGET or SUITE::TEST_ID[@TARGET][#VARIANT] (list prints the shortest that works),\n" +
 			"or #N, the case's position in the run: the first column of 'agentv review list', filtered or not.\n" +
 			"Run text is sanitised: escape sequences are shown, never executed.",
-		Flags:  []cli.Flag{jsonFlag, outFlag},
-		Action: act(s, showAction, 1, 2, "[run] <case>"),
+		Flags: []cli.Flag{jsonFlag, outFlag},
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			o := showOptions{Ref: args[len(args)-1], Out: c.String("out"), JSON: c.Bool("json")}
+			if len(args) == 2 {
+				o.Target = args[0]
+			}
+			return runShow(s, o)
+		}, 1, 2, "[run] <case>"),
 	}
 }
 
@@ -33,8 +39,17 @@ type showReport struct {
 	State    string             `json:"state"`    // reviewed, proposed, stale or unreviewed, fingerprint checked
 }
 
-func showAction(s *Streams, c *cli.Context, args []string) error {
-	st, cs, err := openCase(s, args, c.String("out"))
+type showOptions struct {
+	Target, Ref, Out string
+	JSON             bool
+}
+
+func runShow(s *Streams, o showOptions) error {
+	st, err := openState(s, o.Target, o.Out)
+	if err != nil {
+		return err
+	}
+	cs, err := st.run.Find(o.Ref)
 	if err != nil {
 		return err
 	}
@@ -51,7 +66,7 @@ func showAction(s *Streams, c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		return writeJSON(s.Out, showReport{RunID: st.run.ID, caseSummary: st.summary(item), Evidence: ev, Feedback: j, State: state})
 	}
 	ev.Render(s.Out, evidence.Options{Width: s.width(), Whole: true, Color: evidence.ColorAllowed(s.TTYOut != nil, s.Getenv("NO_COLOR"))})

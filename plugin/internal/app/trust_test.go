@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/feedback"
 )
 
 func statusOf(t *testing.T, args ...string) (int, statusReport, string) {
@@ -214,5 +216,43 @@ func TestExportNeverOverwritesARun(t *testing.T) {
 	}
 	if _, csv, _ := runApp(t, "export", "--format", "csv", "--holdout", "ws-add-*", "--include-holdout", dir); !strings.Contains(csv, "ws-add-docs") {
 		t.Errorf("--include-holdout should export the holdout case:\n%s", csv)
+	}
+}
+
+// TestRunFunctionsWithoutMain: every non-interactive command is an options
+// value and a run function, callable with any streams and clock.
+func TestRunFunctionsWithoutMain(t *testing.T) {
+	dir := copyRun(t, "workspace-file-changes")
+	var out, errOut strings.Builder
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	s := &Streams{In: strings.NewReader(`{"test_id":"ws-add-docs","verdict":"incorrect"}`), Out: &out, Err: &errOut,
+		Getenv: func(string) string { return "" }, Now: func() time.Time { return at }, LockWait: time.Second}
+	if err := runApply(s, applyOptions{write: writeOptions{Target: dir, Reviewer: "ana"}, From: "-"}); err != nil {
+		t.Fatalf("runApply: %v\n%s", err, errOut.String())
+	}
+	if err := runSet(s, setOptions{write: writeOptions{Target: dir, Reviewer: "ana"}, Ref: "#1", Answer: feedback.Case{Verdict: feedback.Acceptable}}); err != nil {
+		t.Fatalf("runSet: %v", err)
+	}
+	out.Reset()
+	if err := runStatus(s, statusOptions{Target: dir, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	var rep statusReport
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil || rep.Reviewed != 2 {
+		t.Errorf("runStatus: %v, reviewed %d\n%s", err, rep.Reviewed, out.String())
+	}
+	f, err := feedback.Load(filepath.Join(dir, "feedback.json"))
+	if err != nil || f.PerCase[0].ReviewedAt != "2026-12-01T09:00:00.000Z" {
+		t.Errorf("the injected clock stamps the verdicts: %v %+v", err, f)
+	}
+	for name, run := range map[string]func() error{
+		"list":     func() error { return runList(s, listOptions{Target: dir, JSON: true}) },
+		"show":     func() error { return runShow(s, showOptions{Target: dir, Ref: "ws-fix-bug", JSON: true}) },
+		"validate": func() error { return runValidate(s, validateOptions{Path: filepath.Join(dir, "feedback.json")}) },
+		"history":  func() error { return runHistory(s, historyOptions{Target: dir}) },
+	} {
+		if err := run(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -18,7 +18,9 @@ func validateCommand(s *Streams) *cli.Command {
 		Usage:     "check a feedback.json against the schema; every error with its JSON path (exit 3 when invalid)",
 		ArgsUsage: "<feedback.json>",
 		Flags:     []cli.Flag{jsonFlag},
-		Action:    act(s, validateAction, 1, 1, "<feedback.json>"),
+		Action: act(s, func(s *Streams, c *cli.Context, args []string) error {
+			return runValidate(s, validateOptions{Path: args[0], JSON: c.Bool("json")})
+		}, 1, 1, "<feedback.json>"),
 	}
 }
 
@@ -36,8 +38,13 @@ type validateReport struct {
 	Problems []validateProblem `json:"problems"`
 }
 
-func validateAction(s *Streams, c *cli.Context, args []string) error {
-	path := args[0]
+type validateOptions struct {
+	Path string
+	JSON bool
+}
+
+func runValidate(s *Streams, o validateOptions) error {
+	path := o.Path
 	data, err := safefile.ReadRegular(path)
 	if err != nil {
 		return clierr.Input(path, 0, "", "cannot read: "+clierr.Cause(err), "pass the path of a feedback.json")
@@ -60,7 +67,7 @@ func validateAction(s *Streams, c *cli.Context, args []string) error {
 		}
 	}
 	rep.Valid = len(rep.Problems) == 0
-	if c.Bool("json") {
+	if o.JSON {
 		if err := writeJSON(s.Out, rep); err != nil {
 			return err
 		}
