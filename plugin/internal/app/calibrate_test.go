@@ -160,6 +160,26 @@ func TestCalibrateWriteAndFind(t *testing.T) {
 	if _, err := loadCertificate(path); err != nil {
 		t.Error(err)
 	}
+	// With a certificate, history and status report the corrected pass rate.
+	_, out, _ := runApp(t, "history", "--json", root)
+	var hist historyReport
+	if err := json.Unmarshal([]byte(out), &hist); err != nil || len(hist.Corrected) != 3 || hist.Certificate != path {
+		t.Errorf("history with a certificate: %v, %d corrected rates, certificate %q", err, len(hist.Corrected), hist.Certificate)
+	}
+	for _, c := range hist.Corrected {
+		if c.Corrected == nil && !strings.HasPrefix(c.CorrectedNA, "n/a") {
+			t.Errorf("run %s: neither a corrected rate nor why not: %+v", c.RunID, c)
+		}
+	}
+	_, out, _ = runApp(t, "status", "--json", runDir)
+	var st statusReport
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Calibration == nil || st.Calibration.Rates == nil || st.Calibration.Certificate != path {
+		t.Errorf("status with a certificate: %v %+v", err, st.Calibration)
+	}
+	code, _, stderr = runApp(t, "status", "--require-calibrated", "--band", "gating", runDir)
+	if code != clierr.CodeFailure || !strings.Contains(stderr, "calibration gate failed") {
+		t.Errorf("status --require-calibrated --band gating: exit %d\n%s", code, stderr)
+	}
 	// A run given alone: the certificate goes beside it.
 	other := copyRun(t, "iterations-1")
 	mustRun(t, "calibrate", "--write", other)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/calibrate"
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/history"
@@ -40,6 +41,12 @@ func historyCommand(s *Streams) *cli.Command {
 type historyReport struct {
 	Root string `json:"root"`
 	history.Report
+	// Corrected is, when a judge certificate applies (calibrate --write),
+	// each run's automated, human-adjusted and corrected (Rogan–Gladen)
+	// pass rate, oldest first; absent without a certificate.
+	Corrected []calibrate.RunRate `json:"corrected,omitempty"`
+	// Certificate is the judge certificate used, "" when none.
+	Certificate string `json:"certificate,omitempty"`
 }
 
 type historyOptions struct {
@@ -53,6 +60,16 @@ func runHistory(s *Streams, o historyOptions) error {
 		return err
 	}
 	rep := historyReport{Root: root, Report: history.Build(runs)}
+	if path, found := certificateFor(runs[len(runs)-1].Run.Dir); found {
+		cert, err := loadCertificate(path)
+		if err != nil {
+			return err
+		}
+		rep.Certificate = path
+		for _, r := range runs {
+			rep.Corrected = append(rep.Corrected, calibrate.CorrectedRate(calibrate.ReadGraders(r.Run), r.Feedback, cert))
+		}
+	}
 	if o.JSON {
 		return writeJSON(s.Out, rep)
 	}
@@ -175,6 +192,13 @@ func printHistory(w io.Writer, rep historyReport) {
 		if r.Blind > 0 {
 			fmt.Fprintf(w, "  %s anchoring: %d of %d blind-first verdict(s) changed once the machine's was shown (%.0f%%)\n", san(r.RunID), r.Anchored, r.Blind, 100*float64(r.Anchored)/float64(r.Blind))
 		}
+	}
+	for _, c := range rep.Corrected {
+		corrected := c.CorrectedNA
+		if c.Corrected != nil {
+			corrected = fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", 100*c.Corrected.Value, 100*c.Corrected.Low, 100*c.Corrected.High)
+		}
+		fmt.Fprintf(w, "  %s corrected pass rate (Rogan–Gladen, certificate %s): %s\n", san(c.RunID), san(rep.Certificate), san(corrected))
 	}
 	fmt.Fprintf(w, "(reviewed: cases with a human verdict; proposed: an agent's verdict no human has confirmed yet, which\n changes no rate; human-adjusted: a human-reviewed case passes when judged acceptable, any other keeps its automated outcome)\n")
 	fmt.Fprintf(w, "\ngraders reviewers disagreed with (fix these first)\n")
