@@ -27,7 +27,7 @@ import (
 
 // move is where the walk goes after a case.
 type move struct {
-	to   int  // position in s.items; len(s.items) finishes; stop quits
+	to   int  // position in s.items; past the end: the cases passed over, then finish; stop, finishNow
 	show bool // show the case at to even when it is already answered
 }
 
@@ -35,8 +35,12 @@ type move struct {
 // where the cursor starts: choosing it records nothing.
 const noVerdict = "(choose a verdict — this case is suspicious, so Enter alone records nothing)"
 
-// stop is the move of Save and quit.
-const stop = -1
+// The moves that end the walk: Save and quit, and finishing now (the
+// spot check's stop) without going back to cases passed over.
+const (
+	stop      = -1
+	finishNow = -2
+)
 
 func (s *session) next(pos int) move { return move{to: pos + 1} }
 

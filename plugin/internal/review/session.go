@@ -149,8 +149,12 @@ func (s *session) run() error {
 		return err
 	}
 	for mv := (move{}); mv.to != stop; {
-		if mv.to >= len(s.items) {
+		if mv.to == finishNow {
 			return s.finish()
+		}
+		if mv.to >= len(s.items) {
+			mv = s.leftBehind()
+			continue
 		}
 		if e := s.workIx.Entry(int(s.items[mv.to].Case.Index)); e != nil && !unfinished(e) && !mv.show {
 			mv = s.next(mv.to) // answered already (before a resume, or before moving back)
@@ -162,6 +166,19 @@ func (s *session) run() error {
 		}
 	}
 	return nil
+}
+
+// leftBehind is the move at the end of the walk: to the first case a jump
+// passed over (neither judged nor skipped), else to finishing.
+func (s *session) leftBehind() move {
+	for i, it := range s.items {
+		idx := int(it.Case.Index)
+		if e := s.workIx.Entry(idx); (e == nil || unfinished(e)) && !s.skipped[idx] {
+			s.say("\nCase %d of %d is not judged yet (a jump passed over it): back to it.\n", i+1, len(s.items))
+			return move{to: i, show: true}
+		}
+	}
+	return move{to: finishNow}
 }
 
 // start picks the working file: the draft (when the reviewer resumes it)

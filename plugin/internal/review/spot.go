@@ -100,7 +100,7 @@ func (s *session) afterVerdict(pos int) (move, error) {
 		return move{}, err
 	}
 	if stopNow {
-		return move{to: len(s.items)}, nil
+		return move{to: finishNow}, nil
 	}
 	return s.next(pos), nil
 }
