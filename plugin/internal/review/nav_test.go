@@ -101,7 +101,7 @@ func TestBackAndJump(t *testing.T) {
 		[]pt.Step{pt.SelectByLabel("Verdict", "Needs improvement"), pt.MultiStep("notice"), pt.Enter("Notes")},
 		// it-stable-fail: go to #1 (it-stable-pass), out of order.
 		[]pt.Step{pt.SelectByLabel("Verdict", "Go to case"), pt.InputStep("Go to case", "nope"), pt.SelectByLabel("Verdict", "Go to case"), pt.InputStep("Go to case", "1")},
-		clean(), // it-stable-pass
+		clean(),                   // it-stable-pass
 		clean(), clean(), clean(), // the other passes, in order
 		judged("Incorrect", "n2"), // it-stable-fail, passed over by the jump
 		closing("", true),
