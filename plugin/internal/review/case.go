@@ -76,10 +76,14 @@ func (s *session) reviewCase(pos int) (move, error) {
 	suspicious := it.Suspicious() || recordedFresh == record.Stale || (hasPrior && priorFresh != record.Current)
 
 	s.say("\n")
+	pagerHint := ""
+	if s.Pager != nil {
+		pagerHint = "choose 'Open in the pager'"
+	}
 	opt := evidence.Options{
 		Width: s.Width, AnswerLines: max(6, s.Height/3), InputLines: 4,
 		Heading:   fmt.Sprintf("case %d of %d", pos+1, len(s.items)),
-		PagerHint: "choose 'Open in the pager'", Color: s.Color, Blind: blind,
+		PagerHint: pagerHint, Color: s.Color, Blind: blind,
 	}
 	ev.Render(s.Out, opt)
 	var runs string
@@ -89,7 +93,7 @@ func (s *session) reviewCase(pos int) (move, error) {
 		}
 	}
 	if previous != nil {
-		evidence.RenderPrevious(s.Out, previous, evidence.Options{Width: s.Width, AnswerLines: 4, Blind: blind}, "choose 'Open in the pager'")
+		evidence.RenderPrevious(s.Out, previous, evidence.Options{Width: s.Width, AnswerLines: 4, Blind: blind}, pagerHint)
 	}
 	if hasPrior && !blind {
 		state := "same output and test"
