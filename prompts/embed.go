@@ -34,8 +34,8 @@ type Question struct {
 type Catalog struct {
 	Signals  []Choice `json:"signals"`
 	Verdicts []Choice `json:"verdicts"`
-	Actions  []Choice `json:"actions"` // non-verdict answers to the verdict question (skip, quit)
-	Scopes   []Choice `json:"scopes"`  // what to review: suspicious, failures, all, filter
+	Actions  []Choice `json:"actions"` // non-verdict answers to the verdict question (skip, quit, back, goto, open, keys)
+	Scopes   []Choice `json:"scopes"`  // what to review: suspicious, failures, all, filter, spot
 	// TestDefects are the ways the test itself can be wrong (per_case
 	// test_defect), apart from the agent's verdict.
 	TestDefects []Choice            `json:"test_defects"`

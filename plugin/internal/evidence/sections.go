@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -193,4 +195,67 @@ func diffColor(line string, color bool) (on, off string) {
 		return "\x1b[31m", "\x1b[0m"
 	}
 	return "", ""
+}
+
+// Section is a part of the evidence a reviewer can open whole (in a pager).
+type Section string
+
+const (
+	SectionAnswer     Section = "answer"
+	SectionInput      Section = "input"
+	SectionTranscript Section = "transcript"
+	SectionDiff       Section = "diff"
+	SectionTest       Section = "test" // what the test asked: criteria, expected output, every assertion
+)
+
+// Sections lists the sections ev has, in screen order.
+func (ev *Evidence) Sections() []Section {
+	var out []Section
+	has := func(s Section, ok bool) {
+		if ok {
+			out = append(out, s)
+		}
+	}
+	has(SectionAnswer, ev.Answer.Present && !ev.Answer.Missing)
+	has(SectionInput, ev.Input.Present && !ev.Input.Missing)
+	has(SectionTranscript, ev.Trace != nil)
+	has(SectionDiff, ev.Diff != nil)
+	has(SectionTest, ev.Task != nil)
+	return out
+}
+
+// RenderSection writes one section whole. ev should be collected with
+// CollectOptions.Whole, and its answer and input read whole (ReadWhole).
+func (ev *Evidence) RenderSection(w io.Writer, s Section, opt Options) {
+	if opt.Width <= 0 {
+		opt.Width = 100
+	}
+	opt.Whole = true
+	p := &printer{w: w, width: opt.Width}
+	switch s {
+	case SectionAnswer:
+		p.text("answer", ev.Answer, 0, "")
+	case SectionInput:
+		p.text("input", ev.Input, 0, "")
+	case SectionTranscript:
+		p.transcript(ev.Trace, opt)
+	case SectionDiff:
+		p.diff(ev.Diff, opt)
+	case SectionTest:
+		p.task(ev.Task, true)
+	}
+}
+
+// ReadWhole returns t with its whole content: a sidecar is read again in
+// full (Content is only its head when Truncated).
+func ReadWhole(t run.Text) (run.Text, error) {
+	if t.Path == "" || t.Missing || !t.Truncated {
+		return t, nil
+	}
+	data, err := os.ReadFile(t.Path)
+	if err != nil {
+		return t, err
+	}
+	t.Content, t.Truncated, t.Size = string(data), false, int64(len(data))
+	return t, nil
 }

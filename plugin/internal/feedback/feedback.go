@@ -70,8 +70,12 @@ type Tool struct {
 
 // Scope says which cases were offered for review.
 type Scope struct {
-	Mode   string `json:"mode"` // suspicious, failures, all or filter
+	Mode   string `json:"mode"` // suspicious, failures, all, filter or spot
 	Filter string `json:"filter,omitempty"`
+	// Seed and Sample reproduce a spot check's random sample of passed
+	// cases (mode spot).
+	Seed   *uint64 `json:"seed,omitempty"`
+	Sample int     `json:"sample,omitempty"`
 
 	// Extra holds fields this package does not know, verbatim.
 	Extra map[string]json.RawMessage `json:"-"`

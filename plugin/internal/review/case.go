@@ -1,11 +1,13 @@
 package review
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/record"
@@ -24,58 +26,76 @@ type PriorVerdict struct {
 // reviewer is offered a note per grader (evaluator_overrides).
 var graderSignals = []string{"score_behavior_mismatch", "false_positive", "false_negative", "grader_miscalibration"}
 
-// reviewCase shows one case and records the reviewer's judgment. done is
-// true when the reviewer chose to save and quit.
+// reviewCase shows the case at pos and records the reviewer's judgment.
+// It returns where the walk goes next: the next case, or where the
+// reviewer moved (back, a jump), or stop.
 //
 // Defaults never decide for the reviewer: on a suspicious case (the triage
 // marks it, or an earlier verdict of it is stale or no longer applies) no
 // verdict is pre-selected and Enter alone records nothing; on a clean pass
 // Enter accepts the machine's outcome (or the verdict recorded for the
-// same output). A stale verdict is shown, never pre-selected.
-func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
+// same output). A stale verdict is shown, never pre-selected. The
+// reviewer's own answer of this session (a case visited again, or one
+// interrupted by Ctrl-C and resumed) is pre-selected: it is their
+// judgment, not the machine's.
+func (s *session) reviewCase(pos int) (move, error) {
+	it := s.items[pos]
 	c := it.Case
 	d, err := s.Run.Detail(c)
 	if err != nil {
-		return false, err
+		return move{}, err
 	}
 	ev, err := evidence.Collect(s.Run, d, it, evidence.CollectOptions{})
 	if err != nil {
-		return false, err
+		return move{}, err
 	}
 	seen, err := record.See(s.Run, d)
 	if err != nil {
-		return false, err
+		return move{}, err
 	}
+	mine := s.workIx.Entry(int(c.Index)) // this session's own answer, when visited again
+	blind := s.Blind && mine == nil      // a case answered before has been revealed
 	recorded := s.existing.Entry(int(c.Index))
 	recordedFresh := record.Unknown
 	if recorded != nil {
 		if recordedFresh, err = record.Verify(s.Run, d, seen, recorded); err != nil {
-			return false, err
+			return move{}, err
 		}
 	}
 	prior, hasPrior := s.prior(c)
 	priorFresh := record.Unknown
 	if hasPrior {
 		if priorFresh, err = record.Verify(s.Run, d, seen, &prior.Case); err != nil {
-			return false, err
+			return move{}, err
 		}
+	}
+	previous, err := s.previous(c, d)
+	if err != nil {
+		return move{}, err
 	}
 	suspicious := it.Suspicious() || recordedFresh == record.Stale || (hasPrior && priorFresh != record.Current)
 
 	s.say("\n")
+	pagerHint := ""
+	if s.Pager != nil {
+		pagerHint = "choose 'Open in the pager'"
+	}
 	opt := evidence.Options{
 		Width: s.Width, AnswerLines: max(6, s.Height/3), InputLines: 4,
 		Heading:   fmt.Sprintf("case %d of %d", pos+1, len(s.items)),
-		PagerHint: "choose 'Read the whole answer'", Color: s.Color, Blind: s.Blind,
+		PagerHint: pagerHint, Color: s.Color, Blind: blind,
 	}
-	cut := ev.Render(s.Out, opt)
+	ev.Render(s.Out, opt)
 	var runs string
 	if s.RunsPattern != nil {
-		if runs = s.RunsPattern(c); strings.Contains(runs, " ") && !s.Blind {
+		if runs = s.RunsPattern(c); strings.Contains(runs, " ") && !blind {
 			s.say("runs      %s (oldest first, this run last)\n", runs)
 		}
 	}
-	if hasPrior && !s.Blind {
+	if previous != nil {
+		evidence.RenderPrevious(s.Out, previous, evidence.Options{Width: s.Width, AnswerLines: 4, Blind: blind}, pagerHint)
+	}
+	if hasPrior && !blind {
 		state := "same output and test"
 		if priorFresh != record.Current {
 			state = "output or test changed since: stale"
@@ -85,7 +105,7 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 			s.say("          %s\n", termtext.SanitizeLine(prior.Case.Notes))
 		}
 	}
-	if recorded != nil && !s.Blind {
+	if recorded != nil && !blind {
 		who := termtext.SanitizeLine(recorded.Reviewer)
 		if recorded.ReviewerKind == feedback.Agent {
 			who += " (an agent's proposal: confirm or correct it)"
@@ -96,44 +116,53 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 		}
 		s.say("recorded  %s by %s, %s\n", termtext.SanitizeLine(recorded.Verdict), who, state)
 	}
+	if mine != nil {
+		state := "your answer in this session"
+		if unfinished(mine) {
+			state = "your answer before the interruption, not finished"
+		}
+		s.say("yours     %s (%s; pre-selected below)\n", termtext.SanitizeLine(mine.Verdict), state)
+	}
 	for _, n := range s.Legacy {
 		if n.TestID == c.TestID {
 			s.say("note      %s\n", termtext.SanitizeLine(n.Note))
 		}
 	}
 
-	// The judgment to pre-fill: this run's recorded one, else an earlier
-	// run's — never a stale one.
+	// The judgment to pre-fill: the reviewer's own answer, else this run's
+	// recorded one, else an earlier run's — never a stale one.
 	var earlier *feedback.Case
 	switch {
+	case mine != nil:
+		earlier = mine
 	case recorded != nil && recordedFresh != record.Stale:
 		earlier = recorded
 	case recorded == nil && hasPrior && priorFresh == record.Current:
 		earlier = &prior.Case
 	}
 
-	if !s.Blind {
+	if !blind && mine == nil {
 		if recorded != nil && recorded.ReviewerKind == feedback.Agent && recordedFresh != record.Stale {
 			q := s.Catalog.Q("confirm_proposal")
 			ok, err := s.ask.Confirm(fmt.Sprintf(q.Message, termtext.SanitizeLine(recorded.Verdict)), !suspicious, q.Help)
 			if err != nil {
-				return false, err
+				return move{}, err
 			}
 			if ok { // the agent's answer, now a human's
-				return false, s.record(c, seen, answerOf(*recorded))
+				return s.next(pos), s.record(c, seen, answerOf(*recorded))
 			}
 		} else if recorded == nil && hasPrior && priorFresh == record.Current {
 			q := s.Catalog.Q("carry_forward")
 			keep, err := s.ask.Confirm(fmt.Sprintf(q.Message, termtext.SanitizeLine(prior.RunID))+" ("+termtext.SanitizeLine(prior.Case.Verdict)+")", !suspicious, q.Help)
 			if err != nil {
-				return false, err
+				return move{}, err
 			}
 			if keep { // this run's case and snapshot, the earlier judgment
 				p := prior.Case
 				entry := answerOf(p)
 				entry.FlakyEvidence = p.FlakyEvidence
 				entry.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: p.ReviewedAt, Reviewer: p.Reviewer}
-				return false, s.record(c, seen, entry)
+				return s.next(pos), s.record(c, seen, entry)
 			}
 		}
 	}
@@ -141,7 +170,10 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 	entry.Stale = hasPrior && priorFresh == record.Stale || recordedFresh == record.Stale
 
 	def := -1 // suspicious: nothing pre-selected
-	if !suspicious && !s.Blind {
+	switch {
+	case mine != nil:
+		def = indexOf(s.Catalog.Verdicts, mine.Verdict)
+	case !suspicious && !blind:
 		def = indexOf(s.Catalog.Verdicts, feedback.Acceptable)
 		if earlier != nil {
 			if i := indexOf(s.Catalog.Verdicts, earlier.Verdict); i >= 0 {
@@ -149,35 +181,48 @@ func (s *session) reviewCase(it triage.Item, pos int) (done bool, err error) {
 			}
 		}
 	}
-	verdict, action, err := s.askVerdict(d, def, cut)
-	if err != nil || action != "" {
-		if action == "skip" {
-			s.res.Skipped++
-		}
-		if action == "quit" {
-			s.res.Quit = true
-			if err := s.saveDraft(); err != nil { // also keeps reviewer and scope when nothing was answered yet
-				return true, err
-			}
-			s.say("Saved %d answer(s) in %s\nresume with: agentv review %s\n", len(s.work.PerCase), s.Paths.Draft, s.Run.Dir)
-		}
-		return action == "quit", err
+	view := caseView{pos: pos, d: d, it: it, ev: ev, previous: previous}
+	verdict, mv, err := s.askVerdict(view, def)
+	if err != nil {
+		return move{}, err
 	}
-	if s.Blind {
-		first := verdict
-		if verdict, err = s.reveal(ev, opt, first); err != nil {
-			return false, err
+	if mv != nil {
+		return *mv, nil
+	}
+	// From here on, Ctrl-C keeps what was answered of this case in the
+	// draft, marked unfinished: the resumed session asks it again with the
+	// answers pre-filled.
+	var reached stage
+	keepPartial := func(err error) (move, error) {
+		if errors.Is(err, clierr.ErrInterrupted) && entry.Verdict != "" {
+			entry = unanswered(entry, earlier, reached)
+			markUnfinished(&entry)
+			if serr := s.record(c, seen, entry); serr != nil {
+				return move{}, errors.Join(err, serr)
+			}
 		}
-		entry.BlindVerdict = first
+		return move{}, err
 	}
 	entry.Verdict = verdict
-	if err := s.askDetails(&entry, c, d, earlier); err != nil {
-		return false, err
+	if mine != nil {
+		entry.BlindVerdict = mine.BlindVerdict
 	}
-	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); verdict == feedback.Flaky && (ev.Samples != "" || ev.Runs != "") {
+	if blind {
+		entry.BlindVerdict = verdict
+		if entry.Verdict, err = s.reveal(ev, opt, verdict); err != nil {
+			return keepPartial(err)
+		}
+	}
+	if err := s.askDetails(&entry, c, earlier, &reached); err != nil {
+		return keepPartial(err)
+	}
+	if ev := (feedback.FlakyEvidence{Samples: triage.SamplePattern(c.Samples), Runs: runs}); entry.Verdict == feedback.Flaky && (ev.Samples != "" || ev.Runs != "") {
 		entry.FlakyEvidence = &ev
 	}
-	return false, s.record(c, seen, entry)
+	if err := s.record(c, seen, entry); err != nil {
+		return move{}, err
+	}
+	return s.afterVerdict(pos)
 }
 
 // answerOf is the part of a recorded entry a reviewer answered (what
@@ -221,58 +266,30 @@ func (s *session) record(c *run.Case, seen record.Seen, answer feedback.Case) er
 	entry := record.Stamp(seen, answer, record.Who{Reviewer: s.work.Reviewer, Kind: feedback.Human}, s.Now())
 	entry.CarriedFrom, entry.Stale, entry.FlakyEvidence, entry.BlindVerdict = answer.CarriedFrom, answer.Stale, answer.FlakyEvidence, answer.BlindVerdict
 	s.workIx.Put(int(c.Index), entry)
-	s.res.Answered++
+	if !unfinished(&entry) {
+		delete(s.skipped, int(c.Index))
+	}
+	s.res.Answered, s.res.Skipped = s.answered(), len(s.skipped)
 	return s.saveDraft()
 }
 
-// askVerdict asks for the verdict, with def pre-selected (-1: none, so
-// Enter alone records nothing). action is "skip" or "quit" when the
-// reviewer chose one of those instead.
-func (s *session) askVerdict(d *run.Detail, def int, answerCut bool) (verdict, action string, err error) {
-	opts := s.verdictOptions()
-	canPage := s.Pager != nil && answerCut
-	if canPage {
-		opts = append(opts, "Read the whole answer — open it in the pager")
-	}
-	for _, a := range s.Catalog.Actions {
-		opts = append(opts, a.Label+" — "+a.Meaning)
-	}
-	if def < 0 { // the cursor starts on an option that records nothing
-		def = len(opts)
-		opts = append(opts, noVerdict)
-	}
-	q := s.Catalog.Q("verdict")
-	for {
-		i, err := s.ask.Select(q.Message, opts, def, q.Help)
-		if err != nil {
-			return "", "", err
-		}
-		n := len(s.Catalog.Verdicts)
-		switch {
-		case opts[i] == noVerdict:
-			s.say("No verdict recorded: this case needs your judgment. Type its number (1–%d) or pick Skip.\n", n)
-			continue
-		case i < n:
-			return s.Catalog.Verdicts[i].ID, "", nil
-		case canPage && i == n:
-			if err := s.page(d.Answer); err != nil {
-				s.say("cannot open the pager: %v\n", err)
-			}
-			continue
-		case canPage:
-			return "", s.Catalog.Actions[i-n-1].ID, nil
-		default:
-			return "", s.Catalog.Actions[i-n].ID, nil
-		}
-	}
-}
+// stage is how far the details of a case got: each question answered
+// moves it on.
+type stage int
 
-// noVerdict is the last option of a suspicious case's verdict question,
-// where the cursor starts: choosing it records nothing.
-const noVerdict = "(choose a verdict — this case is suspicious, so Enter alone records nothing)"
+const (
+	stageVerdict stage = iota
+	stageSignals
+	stageNotes
+	stageOverrides
+	stageWorkspace
+	stageTestDefect
+)
 
-// askDetails asks for signals, notes, grader notes and workspace notes.
-func (s *session) askDetails(entry *feedback.Case, c *run.Case, d *run.Detail, earlier *feedback.Case) error {
+// askDetails asks for signals, notes, grader notes, workspace notes and
+// whether the test is defective. Each answer is set on entry once given,
+// and reached says how far it got (for an interruption).
+func (s *session) askDetails(entry *feedback.Case, c *run.Case, earlier *feedback.Case, reached *stage) error {
 	var prev feedback.Case
 	if earlier != nil {
 		prev = *earlier
@@ -293,19 +310,25 @@ func (s *session) askDetails(entry *feedback.Case, c *run.Case, d *run.Detail, e
 	for _, i := range picked {
 		entry.Signals = append(entry.Signals, s.Catalog.Signals[i].ID)
 	}
-	if entry.Notes, err = s.notes(s.Catalog.Q("notes"), prev.Notes); err != nil {
+	*reached = stageSignals
+	notes, err := s.notes(s.Catalog.Q("notes"), prev.Notes)
+	if err != nil {
 		return err
 	}
+	entry.Notes, *reached = notes, stageNotes
 	if pointsAtGrader(entry.Signals) && len(c.Graders) > 0 {
-		if entry.EvaluatorOverrides, err = s.askOverrides(c, prev.EvaluatorOverrides); err != nil {
+		overrides, err := s.askOverrides(c, prev.EvaluatorOverrides)
+		if err != nil {
 			return err
 		}
+		entry.EvaluatorOverrides, *reached = overrides, stageOverrides
 	}
 	if c.HasWorkspace {
-		q := s.Catalog.Q("workspace_notes")
-		if entry.WorkspaceNotes, err = s.notes(q, prev.WorkspaceNotes); err != nil {
+		notes, err := s.notes(s.Catalog.Q("workspace_notes"), prev.WorkspaceNotes)
+		if err != nil {
 			return err
 		}
+		entry.WorkspaceNotes, *reached = notes, stageWorkspace
 	}
 	// The test may be what is wrong when the reviewer contradicts the
 	// machine (a failure judged acceptable, a pass judged incorrect), or
@@ -329,8 +352,47 @@ func (s *session) askDetails(entry *feedback.Case, c *run.Case, d *run.Detail, e
 		if i > 0 {
 			entry.TestDefect = s.Catalog.TestDefects[i-1].ID
 		}
+		*reached = stageTestDefect
 	}
 	return nil
+}
+
+// unanswered completes an interrupted case's answers with the pre-filled
+// ones of the questions not reached, so resuming it loses nothing.
+func unanswered(entry feedback.Case, earlier *feedback.Case, reached stage) feedback.Case {
+	if earlier == nil {
+		return entry
+	}
+	if reached < stageSignals {
+		entry.Signals = earlier.Signals
+	}
+	if reached < stageNotes {
+		entry.Notes = earlier.Notes
+	}
+	if reached < stageOverrides {
+		entry.EvaluatorOverrides = earlier.EvaluatorOverrides
+	}
+	if reached < stageWorkspace {
+		entry.WorkspaceNotes = earlier.WorkspaceNotes
+	}
+	if reached < stageTestDefect {
+		entry.TestDefect = earlier.TestDefect
+	}
+	return entry
+}
+
+// unfinishedKey marks a draft entry whose case was interrupted after its
+// verdict was chosen: a resumed session asks that case again, pre-filled.
+// feedback.json never holds such an entry.
+const unfinishedKey = "unfinished"
+
+func markUnfinished(e *feedback.Case) {
+	e.Extra = map[string]json.RawMessage{unfinishedKey: json.RawMessage("true")}
+}
+
+func unfinished(e *feedback.Case) bool {
+	_, ok := e.Extra[unfinishedKey]
+	return ok
 }
 
 func (s *session) askOverrides(c *run.Case, prev map[string]string) (map[string]string, error) {
@@ -371,19 +433,6 @@ func (s *session) askOverrides(c *run.Case, prev map[string]string) (map[string]
 		out[keys[i]] = note
 	}
 	return out, nil
-}
-
-// page shows the whole answer, sanitised, in the pager.
-func (s *session) page(t run.Text) error {
-	content := t.Content
-	if t.Path != "" {
-		data, err := os.ReadFile(t.Path)
-		if err != nil {
-			return err
-		}
-		content = string(data)
-	}
-	return s.Pager(termtext.Sanitize(content))
 }
 
 func pointsAtGrader(signals []string) bool {

@@ -13,14 +13,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
 	"agentv-review/plugin/internal/triage"
@@ -61,10 +64,34 @@ type Config struct {
 	Color  bool                    // the terminal may show colour (diffs)
 	// Blind is a blind-first review: the machine's verdict stays hidden
 	// until the reviewer commits one; both are recorded (blind_verdict).
-	Blind   bool
+	Blind bool
+	// Previous opens the same case in the previous run (the newest earlier
+	// run), nil with no error when that run lacks it; nil when there is no
+	// earlier run. The case screen shows its outcome, its verdict (from
+	// Prior, when Prior's judgment is of that run) and its answer diffed
+	// against this one.
+	Previous func(c *run.Case) (*PreviousCase, error)
+	// History gives a case's outcomes in the earlier runs, oldest first
+	// (triage.WithHistory): a case that regressed, errored before or flips
+	// across runs ranks as suspicious. nil when there are no earlier runs.
+	History func(c *run.Case) []run.Outcome
+	// The spot check (scope spot) samples SpotSample passed cases (0:
+	// DefaultSpotSample) with SpotSeed (nil: a random seed; both are
+	// recorded in the scope), and says when the false-pass interval is no
+	// wider than SpotWidth (0: DefaultSpotWidth).
+	SpotSample int
+	SpotSeed   *uint64
+	SpotWidth  float64
+
 	Now     func() time.Time
 	Catalog *prompts.Catalog
 	Tool    feedback.Tool
+}
+
+// PreviousCase is a case of the previous run.
+type PreviousCase struct {
+	RunID  string
+	Detail *run.Detail
 }
 
 // Result says how a session ended.
@@ -84,6 +111,8 @@ type session struct {
 	work     *feedback.File  // answers of this session: what the draft holds
 	workIx   *feedback.Index // the entries of work, by case
 	items    []triage.Item
+	skipped  map[int]bool // cases skipped, by index (a case skipped twice counts once)
+	spot     *spotCheck   // scope spot, nil otherwise
 	res      Result
 }
 
@@ -93,11 +122,11 @@ func Run(cfg Config, ask Asker) (Result, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &session{Config: cfg, ask: ask, existing: feedback.Bind(cfg.Existing, cfg.Run.CaseIDs())}
+	s := &session{Config: cfg, ask: ask, existing: feedback.Bind(cfg.Existing, cfg.Run.CaseIDs()), skipped: map[int]bool{}}
 	err := s.run()
 	if errors.Is(err, clierr.ErrInterrupted) {
 		s.say("\ninterrupted: %d answer(s) kept in %s\nresume with: agentv review %s\n",
-			len(s.workCases()), s.Paths.Draft, s.Run.Dir)
+			s.kept(), s.Paths.Draft, s.Run.Dir)
 	}
 	return s.res, err
 }
@@ -108,7 +137,7 @@ func (s *session) run() error {
 	}
 	s.opening()
 	if !s.ReviewerFixed {
-		name, err := s.ask.Input(s.Catalog.Q("reviewer").Message, s.work.Reviewer, s.Catalog.Q("reviewer").Help)
+		name, err := s.input(s.Catalog.Q("reviewer").Message, s.work.Reviewer, s.Catalog.Q("reviewer").Help)
 		if err != nil {
 			return err
 		}
@@ -119,16 +148,37 @@ func (s *session) run() error {
 	if err := s.chooseScope(); err != nil {
 		return err
 	}
-	for i, it := range s.items {
-		if s.workIx.Entry(int(it.Case.Index)) != nil {
-			continue // answered before a resume
+	for mv := (move{}); mv.to != stop; {
+		if mv.to == finishNow {
+			return s.finish()
 		}
-		done, err := s.reviewCase(it, i)
-		if err != nil || done {
+		if mv.to >= len(s.items) {
+			mv = s.leftBehind()
+			continue
+		}
+		if e := s.workIx.Entry(int(s.items[mv.to].Case.Index)); e != nil && !unfinished(e) && !mv.show {
+			mv = s.next(mv.to) // answered already (before a resume, or before moving back)
+			continue
+		}
+		var err error
+		if mv, err = s.reviewCase(mv.to); err != nil {
 			return err
 		}
 	}
-	return s.finish()
+	return nil
+}
+
+// leftBehind is the move at the end of the walk: to the first case a jump
+// passed over (neither judged nor skipped), else to finishing.
+func (s *session) leftBehind() move {
+	for i, it := range s.items {
+		idx := int(it.Case.Index)
+		if e := s.workIx.Entry(idx); (e == nil || unfinished(e)) && !s.skipped[idx] {
+			s.say("\nCase %d of %d is not judged yet (a jump passed over it): back to it.\n", i+1, len(s.items))
+			return move{to: i, show: true}
+		}
+	}
+	return move{to: finishNow}
 }
 
 // start picks the working file: the draft (when the reviewer resumes it)
@@ -152,13 +202,18 @@ func (s *session) start() error {
 					s.Filter = f
 				}
 			}
+			if s.work.Scope != nil && s.work.Scope.Mode == ScopeSpot {
+				s.SpotSeed, s.SpotSample = s.work.Scope.Seed, s.work.Scope.Sample
+			}
 			s.workIx = feedback.Bind(s.work, s.Run.CaseIDs())
-			s.res.Answered = s.workIx.Reviewed()
+			s.res.Answered = s.answered()
 			return nil
 		}
-		if err := feedback.DiscardDraft(s.Paths); err != nil {
+		kept, err := setDraftAside(s.Paths)
+		if err != nil {
 			return err
 		}
+		s.say("The earlier draft is kept as %s\n", kept)
 	}
 	s.work = &feedback.File{
 		RunID: s.Run.ID, Reviewer: s.Reviewer, SchemaVersion: feedback.SchemaVersion,
@@ -199,12 +254,17 @@ func (s *session) opening() {
 // chooseScope settles which cases to review, asking unless given.
 func (s *session) chooseScope() error {
 	ranked := triage.Rank(s.Run.Cases)
+	if s.History != nil {
+		ranked = triage.WithHistory(ranked, s.History)
+	}
+	look := s.toLookAt(ranked)
+	s.drawSeed()
 	if s.Scope == "" {
 		opts := make([]string, len(s.Catalog.Scopes))
 		for i, sc := range s.Catalog.Scopes {
 			label := sc.Label + " — " + sc.Meaning
 			if sc.ID != triage.ScopeFilter {
-				sel, _ := triage.Select(ranked, sc.ID, triage.Filter{})
+				sel, _ := s.selectScope(ranked, look, sc.ID)
 				label = fmt.Sprintf("%s (%d cases)", label, len(sel))
 			}
 			opts[i] = label
@@ -229,14 +289,72 @@ func (s *session) chooseScope() error {
 		}
 		s.Filter = f
 	}
-	items, err := triage.Select(ranked, s.Scope, s.Filter)
+	items, err := s.selectScope(ranked, look, s.Scope)
 	if err != nil {
 		return err
 	}
 	s.items = items
 	s.work.Scope = &feedback.Scope{Mode: s.Scope, Filter: s.Filter.Expr}
+	if s.Scope == ScopeSpot {
+		s.work.Scope.Seed, s.work.Scope.Sample = &s.spot.seed, s.spot.size
+		s.say("Spot check: %d of %d passed cases drawn at random (seed %d); judge them in this order, and stop when the estimate is precise enough.\n",
+			len(items), s.spot.population, s.spot.seed)
+	}
 	s.say("%d case(s) to review.\n", len(items))
 	return nil
+}
+
+// selectScope keeps the ranked items in scope. The suspicious scope also
+// holds every case whose recorded judgment needs a person: an agent's
+// proposal not yet confirmed, or a verdict gone stale (look).
+func (s *session) selectScope(ranked []triage.Item, look map[int]bool, scope string) ([]triage.Item, error) {
+	switch scope {
+	case triage.ScopeSuspicious, "":
+		var out []triage.Item
+		for _, it := range ranked {
+			if it.Suspicious() || look[int(it.Case.Index)] {
+				out = append(out, it)
+			}
+		}
+		return out, nil
+	case ScopeSpot:
+		return s.spotSample(ranked), nil
+	}
+	return triage.Select(ranked, scope, s.Filter)
+}
+
+// toLookAt finds the clean cases whose recorded entry in this run's
+// feedback needs a person: an agent's proposal (confirm it), or a verdict
+// that no longer matches the case (record.Quick, then record.Verify).
+func (s *session) toLookAt(ranked []triage.Item) map[int]bool {
+	look := map[int]bool{}
+	for _, it := range ranked {
+		c := it.Case
+		e := s.existing.Entry(int(c.Index))
+		if e == nil || it.Suspicious() {
+			continue
+		}
+		look[int(c.Index)] = e.ReviewerKind == feedback.Agent || record.Quick(c, e) == record.Stale || s.stale(c, e)
+	}
+	return look
+}
+
+// stale reads case c to verify e's fingerprint; a case that cannot be
+// read counts as stale (a person should look at it).
+func (s *session) stale(c *run.Case, e *feedback.Case) bool {
+	if e.Fingerprint == "" {
+		return false
+	}
+	d, err := s.Run.Detail(c)
+	if err != nil {
+		return true
+	}
+	seen, err := record.See(s.Run, d)
+	if err != nil {
+		return true
+	}
+	f, err := record.Verify(s.Run, d, seen, e)
+	return err != nil || f == record.Stale
 }
 
 // finish asks the closing questions and writes feedback.json.
@@ -294,7 +412,11 @@ func (s *session) commit() feedback.Commit {
 			}
 		},
 	}
-	c.Entries = s.workIx.Bound()
+	for _, b := range s.workIx.Bound() {
+		if !unfinished(&b.Entry) {
+			c.Entries = append(c.Entries, b)
+		}
+	}
 	return c
 }
 
@@ -312,11 +434,24 @@ func (s *session) summary(f *feedback.File) {
 	s.say(", %d skipped this session\n", s.res.Skipped)
 }
 
-func (s *session) workCases() []feedback.Case {
-	if s.work == nil {
-		return nil
+// answered counts the cases judged in this session and its draft (an
+// interrupted, unfinished case not included).
+func (s *session) answered() int {
+	n := 0
+	for _, b := range s.workIx.Bound() {
+		if !unfinished(&b.Entry) {
+			n++
+		}
 	}
-	return s.work.PerCase
+	return n
+}
+
+// kept counts the answers the draft holds, unfinished ones included.
+func (s *session) kept() int {
+	if s.work == nil {
+		return 0
+	}
+	return len(s.work.PerCase)
 }
 
 func (s *session) saveDraft() error {
@@ -335,19 +470,61 @@ func (s *session) saveDraft() error {
 		Hint: fmt.Sprintf("your %d answer(s) are saved in %s; copy it to %s to resume", len(s.work.PerCase), rescue, s.Paths.Draft)}
 }
 
-// notes asks for a free-text answer; ":e" opens the editor.
+// notes asks for a free-text answer; ":e" opens the editor. An earlier
+// answer offered as the default is kept byte for byte unless edited.
 func (s *session) notes(q prompts.Question, def string) (string, error) {
-	text, err := s.ask.Input(q.Message, def, q.Help)
-	if err != nil {
-		return "", err
+	text, err := s.input(q.Message, def, q.Help)
+	if err != nil || text == def {
+		return text, err
 	}
 	if strings.TrimSpace(text) == ":e" {
-		text, err = s.ask.Editor(q.Message, def, q.Help)
-		if err != nil {
+		shown := termtext.Sanitize(def)
+		if text, err = s.ask.Editor(q.Message, shown, q.Help); err != nil {
 			return "", err
+		}
+		if text == shown {
+			return def, nil
 		}
 	}
 	return strings.TrimSpace(text), nil
+}
+
+// input asks for one line with def as the default. The default is shown
+// sanitised (an earlier note or name is untrusted text: escapes and line
+// breaks made visible); accepting it unchanged returns def itself.
+func (s *session) input(msg, def, help string) (string, error) {
+	shown := termtext.SanitizeLine(def)
+	text, err := s.ask.Input(msg, shown, help)
+	if err != nil {
+		return "", err
+	}
+	if text == shown {
+		return def, nil
+	}
+	return text, nil
+}
+
+// setDraftAside keeps a declined draft as <draft>.bak, or .bak.2, .bak.3
+// and so on when older backups exist: declining never replaces a backup.
+// It returns the backup's path. The session holds the run's feedback
+// lock, so no other writer races for the name.
+func setDraftAside(p feedback.Paths) (string, error) {
+	for n := 1; ; n++ {
+		name := p.Draft + ".bak"
+		if n > 1 {
+			name += "." + strconv.Itoa(n)
+		}
+		if _, err := os.Lstat(name); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", &clierr.Error{Code: clierr.CodeFailure, File: name, Msg: "cannot check the draft backup: " + clierr.Cause(err), Err: err}
+		}
+		if err := os.Rename(p.Draft, name); err != nil {
+			return "", &clierr.Error{Code: clierr.CodeFailure, File: p.Draft, Msg: "cannot set the draft aside: " + clierr.Cause(err), Err: err,
+				Hint: "move it away by hand to start over, or answer yes to resume it"}
+		}
+		return name, nil
+	}
 }
 
 // indexOf returns the index of id among choices, -1 when absent.

@@ -3,8 +3,9 @@
 //
 // Tiers, in order: errored, failed, suspicious passes (graders disagreeing,
 // score near the threshold, flipping samples, a pass whose score is below the
-// threshold, a skipped grader), then clean passes. Within a tier, cases with
-// more (and stronger) reasons come first; ties keep manifest order.
+// threshold, a skipped grader, and — given earlier runs (WithHistory) — a
+// pass that flipped across runs), then clean passes. Within a tier, cases
+// with more (and stronger) reasons come first; ties keep manifest order.
 package triage
 
 import (
@@ -56,12 +57,16 @@ const (
 	reasonFailAboveThreshold
 	reasonNearThreshold
 	reasonFlippingSamples
+	reasonRegressed
+	reasonErroredBefore
+	reasonFlippedAcrossRuns
 	reasonCount
 )
 
 var reasonCodes = [reasonCount]string{
 	"errored", "failed", "graders_disagree", "passed_despite_graders", "failed_despite_graders",
 	"grader_skipped", "pass_below_threshold", "fail_above_threshold", "near_threshold", "flipping_samples",
+	"regressed", "errored_before", "flipped_across_runs",
 }
 
 // Item is one ranked case. It holds which reasons apply, not their texts:
@@ -82,23 +87,77 @@ func Rank(cases []*run.Case) []Item {
 	for i, c := range cases {
 		items[i] = Classify(c)
 	}
+	sortItems(items)
+	return items
+}
+
+func sortItems(items []Item) {
 	slices.SortStableFunc(items, func(a, b Item) int {
 		if a.Tier != b.Tier {
 			return cmp.Compare(a.Tier, b.Tier)
 		}
 		return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
 	})
-	return items
+}
+
+// WithHistory adds the cross-run reasons to ranked items and ranks them
+// again: earlier gives a case's outcomes in earlier runs, oldest first (nil
+// or empty when no earlier run has it). A case regressed when it passed in
+// the previous run and does not now; errored_before when an earlier run
+// errored on it (and this one did not); flipped_across_runs when its
+// pass/fail outcome changed at least twice over the runs (P F P). A pass
+// with any of them is suspicious. items is not changed.
+func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
+	out := slices.Clone(items)
+	for i := range out {
+		it := &out[i]
+		c := it.Case
+		past := earlier(c)
+		if len(past) == 0 {
+			continue
+		}
+		it.add(reasonRegressed, past[len(past)-1] == run.Passed && (c.Outcome == run.Failed || c.Outcome == run.Errored))
+		it.add(reasonErroredBefore, c.Outcome != run.Errored && slices.Contains(past, run.Errored))
+		it.add(reasonFlippedAcrossRuns, changes(append(slices.Clip(past), c.Outcome)) >= 2)
+		it.settle()
+	}
+	sortItems(out)
+	return out
+}
+
+// changes counts the pass↔fail changes along outcomes, errors and unknown
+// outcomes left out.
+func changes(outcomes []run.Outcome) int {
+	n, last := 0, run.Outcome("")
+	for _, o := range outcomes {
+		if o != run.Passed && o != run.Failed {
+			continue
+		}
+		if last != "" && o != last {
+			n++
+		}
+		last = o
+	}
+	return n
+}
+
+func (it *Item) add(reason int, applies bool) {
+	if applies {
+		it.reasons |= 1 << reason
+	}
+}
+
+// settle makes a pass with any reason a suspicious pass.
+func (it *Item) settle() {
+	if it.Case.Outcome == run.Passed && it.reasons != 0 {
+		it.Tier = TierSuspicious
+	}
 }
 
 // Classify places one case (its tier and reasons) without ranking the run.
 func Classify(c *run.Case) Item {
 	it := Item{Case: c}
-	add := func(reason int, applies bool) {
-		if applies {
-			it.reasons |= 1 << reason
-		}
-	}
+	add := it.add
 	switch c.Outcome {
 	case run.Errored:
 		it.Tier = TierErrored
@@ -120,9 +179,7 @@ func Classify(c *run.Case) Item {
 	d := c.Score - run.PassThreshold
 	add(reasonNearThreshold, d > -NearMargin && d < NearMargin && c.Outcome != run.Errored)
 	add(reasonFlippingSamples, flips(c.Samples))
-	if passed && it.reasons != 0 {
-		it.Tier = TierSuspicious
-	}
+	it.settle()
 	return it
 }
 
@@ -164,6 +221,12 @@ func (it Item) Reasons() []Reason {
 			text = fmt.Sprintf("score %s is within %s of the threshold", FormatScore(c.Score), FormatScore(NearMargin))
 		case reasonFlippingSamples:
 			text = "samples flip: " + SamplePattern(c.Samples)
+		case reasonRegressed:
+			text = fmt.Sprintf("regressed: passed in the previous run, %s now", c.Outcome)
+		case reasonErroredBefore:
+			text = "errored in an earlier run"
+		case reasonFlippedAcrossRuns:
+			text = "outcome flips across runs"
 		}
 		out = append(out, Reason{Code: reasonCodes[r], Text: text})
 	}

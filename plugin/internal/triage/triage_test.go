@@ -158,3 +158,53 @@ func TestReasonTexts(t *testing.T) {
 		}
 	}
 }
+
+func TestWithHistory(t *testing.T) {
+	yes := ptr(true)
+	clean := func(id string, o run.Outcome) *run.Case {
+		score := map[run.Outcome]float64{run.Passed: 1, run.Failed: 0}[o]
+		return &run.Case{TestID: id, Outcome: o, Score: score, Graders: []run.GraderSummary{grader(yes)}}
+	}
+	cases := []*run.Case{
+		clean("steady", run.Passed),
+		{TestID: "regressed", Outcome: run.Failed},
+		clean("errored-before", run.Passed),
+		clean("flipped", run.Passed),
+		clean("fixed", run.Passed),
+		clean("new", run.Passed),
+	}
+	past := map[string][]run.Outcome{
+		"steady":         {run.Passed, run.Passed},
+		"regressed":      {run.Failed, run.Passed},
+		"errored-before": {run.Errored},
+		"flipped":        {run.Passed, run.Failed},
+		"fixed":          {run.Failed},
+	}
+	ranked := Rank(cases)
+	got := WithHistory(ranked, func(c *run.Case) []run.Outcome { return past[c.TestID] })
+	want := []struct {
+		id    string
+		tier  Tier
+		codes []string
+	}{
+		{"regressed", TierFailed, []string{"failed", "regressed", "flipped_across_runs"}},
+		{"errored-before", TierSuspicious, []string{"errored_before"}},
+		{"flipped", TierSuspicious, []string{"flipped_across_runs"}},
+		{"steady", TierClean, nil},
+		{"fixed", TierClean, nil},
+		{"new", TierClean, nil},
+	}
+	for i, w := range want {
+		if got[i].Case.TestID != w.id || got[i].Tier != w.tier || !slices.Equal(codes(got[i]), w.codes) {
+			t.Errorf("item %d: %s %s %v, want %s %s %v", i, got[i].Case.TestID, got[i].Tier, codes(got[i]), w.id, w.tier, w.codes)
+		}
+	}
+	if ranked[0].Case.TestID != "regressed" || len(codes(ranked[0])) != 1 {
+		t.Errorf("WithHistory changed its input: %s %v", ranked[0].Case.TestID, codes(ranked[0]))
+	}
+	for _, r := range got[0].Reasons() {
+		if r.Text == "" {
+			t.Errorf("reason %s has no text", r.Code)
+		}
+	}
+}
