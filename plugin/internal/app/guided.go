@@ -33,6 +33,9 @@ func guidedFlags() []cli.Flag {
 		outFlag,
 		&cli.StringFlag{Name: "previous", Usage: "an earlier `RUN` whose feedback is carried forward (default: the sibling runs)"},
 		&cli.BoolFlag{Name: "no-carry-forward", Usage: "do not offer earlier runs' verdicts"},
+		&cli.IntFlag{Name: "sample", Usage: "with --scope spot: how many passed cases to sample (default 29: enough to claim a false-pass rate ≤ 10 % when none is wrong)"},
+		&cli.Uint64Flag{Name: "seed", Usage: "with --scope spot: the sampler's `SEED` (default: random; recorded in feedback.json either way)"},
+		&cli.Float64Flag{Name: "spot-width", Usage: "with --scope spot: say you may stop once the false-pass interval is no wider than this (default 0.10)"},
 		&cli.BoolFlag{Name: "blind", Usage: "blind-first: hide the score, outcome and graders until you commit a verdict, then show them and let you keep or change it (both are recorded)"},
 	}
 }
@@ -100,13 +103,20 @@ func guided(s *Streams, c *cli.Context, target string) error {
 		return err
 	}
 	name, fixed := s.reviewerName(c.String("reviewer"))
+	history := earlierOutcomes(earlier)
+	var seed *uint64
+	if c.IsSet("seed") {
+		v := c.Uint64("seed")
+		seed = &v
+	}
 	width, height := 100, 40
 	if w, h, err := term.GetSize(int(s.TTYOut.Fd())); err == nil {
 		width, height = max(w, 40), max(h, 20)
 	}
 	res, err := review.Run(review.Config{
 		Run: st.run, Paths: st.paths, Existing: st.own(), Legacy: st.legacy, Draft: st.draft,
-		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlier),
+		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(history), History: history,
+		Previous: previousCase(earlier), SpotSample: c.Int("sample"), SpotWidth: c.Float64("spot-width"), SpotSeed: seed,
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
 		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,
 		Blind: c.Bool("blind"), Color: evidence.ColorAllowed(true, s.Getenv("NO_COLOR")),
@@ -211,10 +221,10 @@ func priorVerdicts(dirs []string, r *run.Run) map[int]review.PriorVerdict {
 // maxPatternRuns bounds how many earlier runs a runs pattern reads.
 const maxPatternRuns = 5
 
-// runsPattern returns a function giving a case's outcomes in the last few
-// earlier runs that have it and this one ("P P F"). The earlier manifests are read once,
-// on first use.
-func runsPattern(dirs []string) func(c *run.Case) string {
+// earlierOutcomes returns a function giving a case's outcomes in the last
+// few earlier runs that have it, oldest first (nil when there are none).
+// The earlier manifests are read once, on first use, in outline mode.
+func earlierOutcomes(dirs []string) func(c *run.Case) []run.Outcome {
 	if len(dirs) == 0 {
 		return nil
 	}
@@ -233,14 +243,53 @@ func runsPattern(dirs []string) func(c *run.Case) string {
 			outcomes = append(outcomes, m)
 		}
 	})
-	return func(c *run.Case) string {
+	return func(c *run.Case) []run.Outcome {
 		load()
-		marks := make([]string, 0, len(outcomes)+1)
+		var out []run.Outcome
 		for _, m := range outcomes {
 			if o, ok := m[c.ID().AcrossRuns()]; ok { // runs without the case say nothing
-				marks = append(marks, review.OutcomeMark(o))
+				out = append(out, o)
 			}
 		}
-		return strings.Join(append(marks, review.OutcomeMark(c.Outcome)), " ")
+		return out
+	}
+}
+
+// runsPattern is a case's outcomes across the earlier runs and this one,
+// oldest first ("P P F"); nil without earlier runs.
+func runsPattern(history func(c *run.Case) []run.Outcome) func(c *run.Case) string {
+	if history == nil {
+		return nil
+	}
+	return func(c *run.Case) string {
+		var marks []string
+		for _, o := range append(history(c), c.Outcome) {
+			marks = append(marks, review.OutcomeMark(o))
+		}
+		return strings.Join(marks, " ")
+	}
+}
+
+// previousCase opens the newest earlier run once, on first use, and gives
+// the same case in it (nil when it lacks the case or cannot be read).
+func previousCase(dirs []string) func(c *run.Case) (*review.PreviousCase, error) {
+	if len(dirs) == 0 {
+		return nil
+	}
+	var prev *run.Run
+	load := sync.OnceFunc(func() { prev, _ = run.Open(dirs[len(dirs)-1], run.Options{}) })
+	return func(c *run.Case) (*review.PreviousCase, error) {
+		if load(); prev == nil {
+			return nil, nil
+		}
+		i, _ := caseid.Match(prev.CaseIDs(), c.ID().AcrossRuns())
+		if i < 0 {
+			return nil, nil
+		}
+		d, err := prev.Detail(prev.Cases[i])
+		if err != nil {
+			return nil, nil // an unreadable earlier run is not this review's problem
+		}
+		return &review.PreviousCase{RunID: prev.ID, Detail: d}, nil
 	}
 }

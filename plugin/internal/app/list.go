@@ -21,7 +21,7 @@ import (
 )
 
 var (
-	scopeFlag  = &cli.StringFlag{Name: "scope", Usage: "which cases (`SCOPE`): suspicious, failures or all"}
+	scopeFlag  = &cli.StringFlag{Name: "scope", Usage: "which cases (`SCOPE`): suspicious, failures or all; the guided review also takes spot (a random sample of passes)"}
 	filterFlag = &cli.StringFlag{Name: "filter", Usage: "only cases matching `EXPR`: a test id glob, target=NAME or grader=TYPE"}
 )
 
@@ -112,7 +112,13 @@ func runList(s *Streams, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	items, err := triage.Select(st.ranked(), scope, filter)
+	ranked := st.ranked()
+	if earlier, err := earlierRuns(st, "", false); err == nil {
+		if history := earlierOutcomes(earlier); history != nil {
+			ranked = triage.WithHistory(ranked, history) // regressed, errored before, flipped across runs
+		}
+	}
+	items, err := triage.Select(ranked, scope, filter)
 	if err != nil {
 		return err
 	}

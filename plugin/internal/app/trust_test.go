@@ -256,3 +256,25 @@ func TestRunFunctionsWithoutMain(t *testing.T) {
 		}
 	}
 }
+
+// TestListCrossRunReasons: list ranks a case that regressed since the
+// previous run (ordered by when the runs ran) as suspicious, with the reason.
+func TestListCrossRunReasons(t *testing.T) {
+	root := copyIterations(t)
+	_, out, _ := runApp(t, "list", "--json", filepath.Join(root, iterationRuns[2].id))
+	var list listReport
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range list.Cases {
+		for _, r := range e.Reasons {
+			if e.TestID == "it-regressed" && r.Code == "regressed" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("it-regressed lacks the regressed reason in run 3:\n%s", out)
+	}
+}

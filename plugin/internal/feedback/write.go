@@ -193,13 +193,3 @@ func LoadDraft(p Paths) (*File, error) {
 	}
 	return f, err
 }
-
-// DiscardDraft sets the draft aside as <draft>.bak (replacing an older
-// backup), so a discarded review can still be recovered by hand.
-func DiscardDraft(p Paths) error {
-	err := os.Rename(p.Draft, p.Draft+".bak")
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return &clierr.Error{Code: clierr.CodeFailure, File: p.Draft, Msg: "cannot set the draft aside: " + clierr.Cause(err), Err: err}
-}

@@ -233,18 +233,6 @@ func TestDrafts(t *testing.T) {
 	if err := SaveDraft(p, bad); err == nil {
 		t.Error("SaveDraft accepted a file that fails the schema")
 	}
-	if err := DiscardDraft(p); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(readString(t, p.Draft+".bak"), "half done") {
-		t.Error("discarded draft has no backup")
-	}
-	if f, err := LoadDraft(p); f != nil || err != nil {
-		t.Errorf("LoadDraft after discard = %v, %v; want nil, nil", f, err)
-	}
-	if err := DiscardDraft(p); err != nil {
-		t.Errorf("DiscardDraft without draft = %v", err)
-	}
 }
 
 // Lock uses flock(2), whose locks belong to the open file description: a
