@@ -47,6 +47,10 @@ type Streams struct {
 	// LockWait is how long set and apply wait for another writer of the
 	// same feedback file (0: DefaultLockWait).
 	LockWait time.Duration
+	// ASCII is set when the locale is not UTF-8 (LC_ALL, LC_CTYPE, LANG):
+	// what reaches a terminal is then ASCII only (termtext.ASCIIWriter), so
+	// no byte an 8-bit terminal reads as a C1 control is printed.
+	ASCII bool
 }
 
 // DefaultLockWait is how long set and apply wait for another writer: a
@@ -54,14 +58,22 @@ type Streams struct {
 // whole session.
 const DefaultLockWait = 3 * time.Second
 
-// Std returns the process's streams.
+// Std returns the process's streams. Under a locale that is not UTF-8,
+// what goes to a terminal is written as ASCII.
 func Std() *Streams {
-	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now,
+		ASCII: termtext.CharsetFromEnv(os.Getenv) == termtext.ASCII}
 	if term.IsTerminal(int(os.Stdin.Fd())) {
 		s.TTYIn = os.Stdin
 	}
 	if term.IsTerminal(int(os.Stdout.Fd())) {
 		s.TTYOut = os.Stdout
+		if s.ASCII {
+			s.Out = termtext.NewASCIIWriter(os.Stdout)
+		}
+	}
+	if s.ASCII && term.IsTerminal(int(os.Stderr.Fd())) {
+		s.Err = termtext.NewASCIIWriter(os.Stderr)
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -22,6 +23,7 @@ import (
 	"agentv-review/plugin/internal/prompt"
 	"agentv-review/plugin/internal/review"
 	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/termtext"
 	"agentv-review/prompts"
 )
 
@@ -113,15 +115,24 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	if w, h, err := term.GetSize(int(s.TTYOut.Fd())); err == nil {
 		width, height = max(w, 40), max(h, 20)
 	}
+	screen := io.Writer(s.TTYOut)
+	var promptOut interface {
+		io.Writer
+		Fd() uintptr
+	} = s.TTYOut
+	if s.ASCII { // a terminal whose locale is not UTF-8: prompts and screens in ASCII
+		t := termtext.NewASCIITerminal(s.TTYOut)
+		screen, promptOut = t, t
+	}
 	res, err := review.Run(review.Config{
 		Run: st.run, Paths: st.paths, Existing: st.own(), Legacy: st.legacy, Draft: st.draft,
 		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(history), History: history,
 		Previous: previousCase(earlier), SpotSample: c.Int("sample"), SpotWidth: c.Float64("spot-width"), SpotSeed: seed,
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
-		Out: s.TTYOut, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,
+		Out: screen, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,
 		Blind: c.Bool("blind"), Color: evidence.ColorAllowed(true, s.Getenv("NO_COLOR")),
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version},
-	}, prompt.New(s.TTYIn, s.TTYOut, s.Err))
+	}, prompt.New(s.TTYIn, promptOut, s.Err))
 	if err != nil {
 		return err
 	}
