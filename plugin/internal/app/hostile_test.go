@@ -50,7 +50,7 @@ func TestHostileEnvironments(t *testing.T) {
 				t.Fatal(err)
 			}
 			return nil, target
-		}, clierr.CodeFailure, "feedback.json: is a symbolic link: refusing to replace it"},
+		}, clierr.CodeInvalid, "feedback.json: cannot read feedback file: points outside the run directory; not followed"},
 		{"draft path is a directory", func(t *testing.T, dir string) ([]string, string) {
 			if err := feedback.Write(filepath.Join(dir, "feedback.json"), earlier); err != nil {
 				t.Fatal(err)

@@ -2,9 +2,11 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -276,5 +278,52 @@ func TestListCrossRunReasons(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("it-regressed lacks the regressed reason in run 3:\n%s", out)
+	}
+}
+
+// TestFeedbackFilesNeverBlock: a feedback.json, draft or lock file that is
+// a FIFO (or a symlink out of the run) is reported, never opened and
+// waited on.
+func TestFeedbackFilesNeverBlock(t *testing.T) {
+	for _, name := range []string{"feedback.json", "feedback.draft.json", "feedback.lock"} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyRun(t, "workspace-file-changes")
+			if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan string, 1)
+			go func() {
+				code, _, stderr := runApp(t, "set", "--reviewer", "ana", "--verdict", "acceptable", dir, "ws-fix-bug")
+				done <- fmt.Sprintf("exit %d: %s", code, stderr)
+			}()
+			select {
+			case got := <-done:
+				if !strings.Contains(got, "FIFO") || strings.HasPrefix(got, "exit 0") {
+					t.Errorf("a FIFO %s: %s", name, got)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("set blocked on a FIFO %s", name)
+			}
+		})
+	}
+}
+
+// TestOutOfRangeScoreIsReviewable: a row whose score is outside 0..1 can
+// be judged, and the machine verdict is recorded as it is.
+func TestOutOfRangeScoreIsReviewable(t *testing.T) {
+	dir := copyRun(t, "workspace-file-changes")
+	manifest := filepath.Join(dir, "index.jsonl")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `"score":1,`, `"score":1.5,`, 1))
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "set", "--reviewer", "ana", "--verdict", "acceptable", dir, "ws-fix-bug")
+	f, err := feedback.Load(filepath.Join(dir, "feedback.json"))
+	if err != nil || f.PerCase[0].Automated == nil || *f.PerCase[0].Automated.Score != 1.5 {
+		t.Errorf("recorded %+v, %v; want the score 1.5 as the run has it", f, err)
 	}
 }

@@ -94,7 +94,7 @@ func Load(path string) (*File, error) {
 	if f, ok := loadLight(path); ok {
 		return f, nil
 	}
-	data, err := safefile.ReadRegular(path)
+	data, err := safefile.ReadBeside(path)
 	if err != nil {
 		return nil, &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + clierr.Cause(err), Err: err}
 	}
@@ -106,7 +106,7 @@ func loadLight(path string) (*File, bool) {
 	if err != nil {
 		return nil, false
 	}
-	r, err := safefile.OpenRegular(path)
+	r, err := safefile.Beside(path)
 	if err != nil {
 		return nil, false
 	}
@@ -170,7 +170,7 @@ func parse(path string, data []byte) (*File, error) {
 // LoadLegacy reads the notes of a dashboard or skill-creator file. A file
 // in the review format is an error: read it with Load.
 func LoadLegacy(path string) ([]LegacyNote, Kind, error) {
-	data, err := safefile.ReadRegular(path)
+	data, err := safefile.ReadBeside(path)
 	if err != nil {
 		return nil, "", &clierr.Error{Code: clierr.CodeInvalid, File: path, Msg: "cannot read feedback file: " + clierr.Cause(err), Err: err}
 	}

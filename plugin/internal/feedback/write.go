@@ -114,7 +114,7 @@ func writeError(path string, err error) error {
 // for the new version's previous field. It returns "" when there is no
 // feedback file. History files are never replaced. Call it holding Lock.
 func Archive(p Paths) (string, error) {
-	data, err := safefile.ReadRegular(p.Feedback)
+	data, err := safefile.ReadBeside(p.Feedback)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -98,6 +98,29 @@ func ReadRegular(p string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
+// ReadIn reads all of name beneath dir (see OpenIn).
+func ReadIn(dir, name string) ([]byte, error) {
+	f, err := OpenIn(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// Beside opens path like OpenIn(filepath.Dir(path), filepath.Base(path)):
+// a file that is a symlink leading out of its own folder, a FIFO or a
+// device is refused. For files the tool keeps beside each other (a
+// feedback file, its draft, its history).
+func Beside(path string) (*os.File, error) {
+	return OpenIn(filepath.Dir(path), filepath.Base(path))
+}
+
+// ReadBeside reads all of path (see Beside).
+func ReadBeside(path string) ([]byte, error) {
+	return ReadIn(filepath.Dir(path), filepath.Base(path))
+}
+
 // regular returns f if it is a regular file, else closes it.
 func regular(f *os.File, name string) (*os.File, error) {
 	info, err := f.Stat()
