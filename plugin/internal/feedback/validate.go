@@ -216,10 +216,10 @@ func position(data []byte, offset int64) (line, col int) {
 // which the tests run: extending the schema with a new kind of rule means
 // extending this interpreter, never silently ignoring the rule.
 type node struct {
-	types      map[string]bool // nil: any type
+	types      jsonTypes // 0: any type
 	enum       []any           // strings, bools and nil (null) only
 	required   []string
-	properties map[string]*node
+	properties map[string]property
 	additional *node // schema of other properties; nil: any
 	noExtra    bool  // additionalProperties: false
 	propNames  *node
@@ -233,6 +233,13 @@ type node struct {
 	format     string
 	ref        string // "#/definitions/x", resolved into target
 	target     *node
+}
+
+// property is a declared property: its name (so a key read from a
+// document need not be made a string to be named) and its schema.
+type property struct {
+	name   string
+	schema *node
 }
 
 // annotations are keywords that do not constrain a value.
@@ -287,9 +294,12 @@ func compileLight(data []byte) (*node, error) {
 				} else {
 					err = json.Unmarshal(v, &many)
 				}
-				n.types = map[string]bool{}
 				for _, t := range many {
-					n.types[t] = true
+					bit, known := typeBits[t]
+					if !known {
+						err = fmt.Errorf("unknown type %q", t)
+					}
+					n.types |= bit
 				}
 			case "enum":
 				err = json.Unmarshal(v, &n.enum)
@@ -305,11 +315,13 @@ func compileLight(data []byte) (*node, error) {
 			case "properties":
 				var props map[string]json.RawMessage
 				if err = json.Unmarshal(v, &props); err == nil {
-					n.properties = map[string]*node{}
+					n.properties = map[string]property{}
 					for name, p := range props {
-						if n.properties[name], err = compile(path+".properties."+name, p); err != nil {
+						pn, err := compile(path+".properties."+name, p)
+						if err != nil {
 							return nil, err
 						}
+						n.properties[name] = property{name, pn}
 					}
 				}
 			case "additionalProperties":
@@ -395,14 +407,30 @@ func (n *node) resolve() *node {
 	return n
 }
 
-// allows tells whether the schema admits a value of JSON type t
-// ("integer" values also count as "number").
-func (n *node) allows(t string, integral bool) bool {
-	if n == nil || n.types == nil || n.types[t] {
+// allows tells whether the schema admits a value of JSON type t (an
+// integral number also counts as "integer").
+func (n *node) allows(t jsonTypes, integral bool) bool {
+	if n == nil || n.types == 0 || n.types&t != 0 {
 		return true
 	}
-	return t == "number" && integral && n.types["integer"]
+	return t == typeNumber && integral && n.types&typeInteger != 0
 }
+
+// jsonTypes is a set of JSON Schema types.
+type jsonTypes uint8
+
+const (
+	typeObject jsonTypes = 1 << iota
+	typeArray
+	typeString
+	typeBoolean
+	typeNull
+	typeNumber
+	typeInteger
+)
+
+var typeBits = map[string]jsonTypes{"object": typeObject, "array": typeArray, "string": typeString,
+	"boolean": typeBoolean, "null": typeNull, "number": typeNumber, "integer": typeInteger}
 
 // checkString applies the string keywords and enum.
 func (n *node) checkString(s string) bool {
@@ -416,6 +444,18 @@ func (n *node) checkString(s string) bool {
 		return false
 	}
 	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, s)
+}
+
+// checkBytes is checkString for a value that is not kept: true when b is
+// valid, false when it is not or a check needs it as a string (format).
+func (n *node) checkBytes(b []byte) bool {
+	if n == nil {
+		return true
+	}
+	if n.format != "" || n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { s, ok := e.(string); return ok && s == string(b) }) {
+		return false
+	}
+	return n.pattern == nil || n.pattern.Match(b)
 }
 
 // inRange applies minimum and maximum to a number's text. A number whose
