@@ -217,7 +217,7 @@ func position(data []byte, offset int64) (line, col int) {
 // extending this interpreter, never silently ignoring the rule.
 type node struct {
 	types      jsonTypes // 0: any type
-	enum       []any           // strings, bools and nil (null) only
+	enum       []any     // strings, bools and nil (null) only
 	required   []string
 	properties map[string]property
 	additional *node // schema of other properties; nil: any
