@@ -3,6 +3,7 @@ package feedback
 import (
 	"hash/maphash"
 	"os"
+	"slices"
 
 	"agentv-review/plugin/internal/caseid"
 )
@@ -187,10 +188,9 @@ type viewEntry struct {
 }
 
 type viewGrader struct {
-	key            uint32 // in names
-	score          float64
-	hasScore, pass bool
-	hasPass        bool
+	key                     uint32 // in names
+	hasScore, pass, hasPass bool
+	score                   float64
 }
 
 // LoadView reads a feedback file as Load does and binds its entries to
@@ -243,26 +243,25 @@ func (v *View) loadLight(path string) (*File, bool) {
 	}
 	defer r.Close()
 	seed := maphash.MakeSeed()
-	seen := map[uint64]bool{}
+	var ids []uint64 // hashes of the entries' identities
 	var f File
 	ok := decodeEach(r, root, &f, func(c *Case) bool {
 		if c.TestID != "" {
-			var h maphash.Hash
-			h.SetSeed(seed)
-			for _, s := range []string{c.EvalPath, c.Suite, c.TestID, c.Target, c.Variant} {
-				h.WriteString(s)
-				h.WriteByte(0)
-			}
-			if k := h.Sum64(); seen[k] {
-				return false
-			} else {
-				seen[k] = true
-			}
+			ids = append(ids, maphash.Comparable(seed, c.ID()))
 		}
 		v.add(c)
 		return true
 	}, viewFields)
-	return &f, ok
+	if !ok {
+		return nil, false
+	}
+	slices.Sort(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i] == ids[i-1] {
+			return nil, false
+		}
+	}
+	return &f, true
 }
 
 // viewFields are the fields of an entry a View reads: its identity and
