@@ -64,8 +64,16 @@ const LooksFine = "looked fine"
 // Detect tells which kind of feedback file data is. Anything that is not a
 // legacy shape counts as KindReview, so validation explains what is wrong.
 func Detect(data []byte) Kind {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil || top["run_id"] != nil || top["reviews"] == nil {
+	// The top-level members are scanned, not decoded: a review file can be
+	// large. As in a decoded map, the last of a repeated key counts.
+	top := map[string][]byte{}
+	if !json.Valid(data) || !eachMember(data, func(key []byte, start, end int) {
+		for _, k := range []string{"run_id", "reviews", "status"} {
+			if isKey(key, k) {
+				top[k] = data[start:end]
+			}
+		}
+	}) || top["run_id"] != nil || top["reviews"] == nil {
 		return KindReview
 	}
 	if top["status"] != nil {

@@ -234,28 +234,15 @@ func entriesOf(data []byte) []json.RawMessage {
 // that exact name (escapes decoded) wins. ok is false when data is not an
 // object or its per_case is not an array.
 func splitEntries(data []byte) (top []byte, entries []json.RawMessage, ok bool) {
-	i := skipSpace(data, 0)
-	if i == len(data) || data[i] != '{' {
-		return nil, nil, false
-	}
 	start, end := -1, -1 // per_case's value
-	for i = skipSpace(data, i+1); i < len(data) && data[i] == '"'; {
-		keyEnd := skipValue(data, i)
-		key := data[i:keyEnd]
-		i = skipSpace(data, keyEnd) + 1 // the colon
-		i = skipSpace(data, i)
-		valueEnd := skipValue(data, i)
+	if !eachMember(data, func(key []byte, vs, ve int) {
 		if isKey(key, "per_case") {
-			start, end = i, valueEnd
+			start, end = vs, ve
 		}
-		if i = skipSpace(data, valueEnd); i < len(data) && data[i] == ',' {
-			i = skipSpace(data, i+1)
-		}
-	}
-	if start < 0 || data[start] != '[' {
+	}) || start < 0 || data[start] != '[' {
 		return nil, nil, false
 	}
-	for i = skipSpace(data, start+1); i < end && data[i] != ']'; {
+	for i := skipSpace(data, start+1); i < end && data[i] != ']'; {
 		e := skipValue(data, i)
 		entries = append(entries, data[i:e])
 		if i = skipSpace(data, e); data[i] == ',' {
@@ -264,6 +251,25 @@ func splitEntries(data []byte) (top []byte, entries []json.RawMessage, ok bool) 
 	}
 	top = slices.Concat(data[:start], []byte("[]"), data[end:])
 	return top, entries, true
+}
+
+// eachMember calls fn with the raw key and the value's span of each
+// member of valid JSON data, in order; false when data is not an object.
+func eachMember(data []byte, fn func(key []byte, start, end int)) bool {
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return false
+	}
+	for i = skipSpace(data, i+1); i < len(data) && data[i] == '"'; {
+		keyEnd := skipValue(data, i)
+		start := skipSpace(data, skipSpace(data, keyEnd)+1) // past the colon
+		end := skipValue(data, start)
+		fn(data[i:keyEnd], start, end)
+		if i = skipSpace(data, end); i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	return true
 }
 
 // isKey tells whether the JSON string raw is name.
