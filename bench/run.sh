@@ -7,16 +7,21 @@
 # For each generated run it times (best of --repeat, wall clock; peak RSS from
 # /usr/bin/time): agentv-review status --json, agentv-review list --json,
 # `agentv results summary` (AgentV 4.42.4; reads only the 4.42.4 layout),
-# jq selecting failures from the manifest, and wc -l on the manifest. Then it
-# checks the targets: status >= 50x faster than agentv results summary,
-# status <= 3x wc -l, peak RSS of status/list <= 64 MiB, --help < 10 ms.
+# jq selecting failures from the manifest, and wc -l on the manifest. For
+# the 442 runs it then reviews the run: apply of one agent answer per case
+# (the feedback file apply writes), status --json of the reviewed run, and
+# validate of that file, beside wc -l on it. Then it checks the targets:
+# status >= 50x faster than agentv results summary, status <= 3x wc -l,
+# peak RSS of status/list <= 64 MiB, --help < 10 ms; reviewed status <=
+# 1.5x status and <= 64 MiB, validate <= 2 s, apply <= 3 s and apply growing
+# <= 11x from 10k to 100k rows.
 #
 # Runs live in $CACHE/runs-<tree hash of bench/gen>/ (regenerated when the
 # generator changes); --flat adds a ~1 GiB flat JSONL file. The default cache
 # is ${XDG_CACHE_HOME:-~/.cache}/agentv-review-bench-sh.
 set -euo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 
 die() { echo "bench/run.sh: $*" >&2; exit 1; }
 
@@ -199,6 +204,38 @@ for name in "${NAMES[@]}"; do
 done
 echo "(agentv summary: 4.42.4 reads only the 442 layout; '>N s' = stopped after --agentv-timeout, the ratio is then a lower bound)"
 
+# --- reviewed runs ------------------------------------------------------------
+# apply writes the feedback file of one agent answer per case into
+# $RUNS/NAME/review/ (kept, so status and validate read what apply wrote).
+REVIEWED=()
+if [ -n "$BIN" ]; then
+	printf '\n%-12s %8s | %-22s %-22s %-22s %-12s | %9s\n' run answers apply "status (reviewed)" validate "wc -l fb" "rev/st"
+	for r in "${RESULTS[@]}"; do
+		IFS='|' read -r name st_ms _ <<<"$r"
+		[ "${name%%-*}" = 442 ] || continue
+		dir="$RUNS/$name"
+		target="$dir/$RUN_ID"
+		if [ ! -s "$dir/answers.jsonl" ]; then
+			jq -c '{test_id, suite, target}' "$target/index.jsonl" | awk '!seen[$0]++ { sub(/}$/, ",\"verdict\":\"acceptable\"}"); print }' >"$dir/answers.tmp"
+			mv "$dir/answers.tmp" "$dir/answers.jsonl"
+		fi
+		answers=$(wc -l <"$dir/answers.jsonl")
+		fb="$dir/review/feedback.json"
+		measure 0 sh -c 'rm -rf "$1" && mkdir -p "$1" && exec "$2" apply --agent --from "$3" --out "$1/feedback.json" "$4"' sh "$dir/review" "$BIN" "$dir/answers.jsonl" "$target"
+		ap_ms=$BEST_MS ap_kb=$BEST_KB
+		measure 0 "$BIN" status --json --out "$fb" "$target"
+		rs_ms=$BEST_MS rs_kb=$BEST_KB
+		measure 0 "$BIN" validate "$fb"
+		va_ms=$BEST_MS va_kb=$BEST_KB
+		measure 0 wc -l "$fb"
+		fbwc_ms=$BEST_MS
+		rev_st=$(ratio "$rs_ms" "$st_ms")
+		printf '%-12s %8s | %-22s %-22s %-22s %-12s | %9s\n' "$name" "$answers" "$(fmt_ms "$ap_ms" "$ap_kb")" \
+			"$(fmt_ms "$rs_ms" "$rs_kb")" "$(fmt_ms "$va_ms" "$va_kb")" "$(fmt_ms "$fbwc_ms")" "$rev_st"
+		REVIEWED+=("$name|$ap_ms|$rs_kb|$va_ms|$rev_st")
+	done
+fi
+
 echo
 echo "targets:"
 if [ -n "$BIN" ]; then
@@ -218,5 +255,19 @@ for r in "${RESULTS[@]}"; do
 		check "$name status >= 50x faster than agentv results summary" "$(awk -v r="${av_st#>}" 'BEGIN{print (r>=50)?1:0}')" "${av_st}x"
 	fi
 done
+apply_10k="" apply_100k=""
+for r in "${REVIEWED[@]}"; do
+	IFS='|' read -r name ap_ms rs_kb va_ms rev_st <<<"$r"
+	[ "$name" = 442-10000 ] && apply_10k=$ap_ms
+	[ "$name" = 442-100000 ] && apply_100k=$ap_ms
+	[ "$rev_st" != - ] && check "$name reviewed status <= 1.5x status" "$(awk -v r="$rev_st" 'BEGIN{print (r<=1.5)?1:0}')" "${rev_st}x"
+	[ -n "$rs_kb" ] && check "$name reviewed status peak RSS <= 64 MiB" "$(awk -v k="$rs_kb" 'BEGIN{print (k<=65536)?1:0}')" "$(awk -v k="$rs_kb" 'BEGIN{printf "%.1f MiB", k/1024}')"
+	case "$va_ms" in err | "") ;; *) check "$name validate <= 2 s" "$(awk -v m="$va_ms" 'BEGIN{print (m<=2000)?1:0}')" "$va_ms ms" ;; esac
+	case "$ap_ms" in err | "") ;; *) check "$name apply <= 3 s" "$(awk -v m="$ap_ms" 'BEGIN{print (m<=3000)?1:0}')" "$ap_ms ms" ;; esac
+done
+if [ -n "$apply_10k" ] && [ -n "$apply_100k" ]; then
+	growth=$(ratio "$apply_100k" "$apply_10k")
+	[ "$growth" != - ] && check "apply grows <= 11x from 10k to 100k rows" "$(awk -v r="$growth" 'BEGIN{print (r<=11)?1:0}')" "${growth}x"
+fi
 echo
 echo "$FAILS target(s) missed. Runs: $RUNS"

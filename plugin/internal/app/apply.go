@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 
@@ -334,6 +337,7 @@ func parseArray(name string, data []byte, field string) (input, []*clierr.Error)
 	}
 	var in input
 	var problems []*clierr.Error
+	lines := lineCounter{data: data}
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
 		var raw json.RawMessage
@@ -342,7 +346,7 @@ func parseArray(name string, data []byte, field string) (input, []*clierr.Error)
 		if field != "" {
 			prefix = field + "." + prefix
 		}
-		a, err := decodeAnswer(name, lineAt(data, start), prefix, raw)
+		a, err := decodeAnswer(name, lines.at(start), prefix, raw)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -354,11 +358,26 @@ func parseArray(name string, data []byte, field string) (input, []*clierr.Error)
 
 // lineAt is the 1-based line of the first value at or after off (skipping
 // blanks and a comma).
-func lineAt(data []byte, off int64) int {
-	for off < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n,"), data[off]) >= 0 {
+func lineAt(data []byte, off int64) int { return (&lineCounter{data: data}).at(off) }
+
+// lineCounter is lineAt for increasing offsets: it counts the newlines
+// since the previous offset only, so the lines of all answers cost one pass.
+type lineCounter struct {
+	data     []byte
+	off      int64 // newlines before off are counted in lines
+	newlines int
+}
+
+func (l *lineCounter) at(off int64) int {
+	for off < int64(len(l.data)) && bytes.IndexByte([]byte(" \t\r\n,"), l.data[off]) >= 0 {
 		off++
 	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
+	if off < l.off {
+		l.off, l.newlines = 0, 0
+	}
+	l.newlines += bytes.Count(l.data[l.off:off], []byte("\n"))
+	l.off = off
+	return l.newlines + 1
 }
 
 func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, *clierr.Error) {
@@ -427,7 +446,9 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 	who := scriptedReviewer(s, o)
 	at := s.now()
 	bound := make([]feedback.Bound, len(entries))
-	for i, e := range entries {
+	// Each case's row and files are read on their own: spread over the cores.
+	err := parallel(len(entries), func(i int) error {
+		e := entries[i]
 		d, err := st.run.Detail(e.c)
 		if err != nil {
 			return err
@@ -437,6 +458,10 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 			return clierr.Failure(err, err.Error(), "")
 		}
 		bound[i] = feedback.Bound{Case: int(e.c.Index), Entry: record.Stamp(seen, e.entry, who, at)}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	release, err := feedback.LockWait(st.paths, s.lockWait())
 	if err != nil {
@@ -480,6 +505,32 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 	}
 	if archived != "" {
 		printf(s.Out, "the previous version is kept as %s\n", archived)
+	}
+	return nil
+}
+
+// parallel calls do(i) for i in [0, n) on every core and returns the error
+// of the lowest i that failed, so the error reported does not depend on
+// scheduling. Once one fails, the calls not yet started are skipped.
+func parallel(n int, do func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n && !failed.Load(); i = int(next.Add(1) - 1) {
+				if errs[i] = do(i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

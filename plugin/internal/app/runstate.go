@@ -24,7 +24,10 @@ type runState struct {
 	paths    feedback.Paths
 	feedback *feedback.File  // nil when the run has no feedback yet
 	index    *feedback.Index // finds feedback entries by case
-	draft    *feedback.File  // nil when there is no draft
+	// view, for status and list (run.Options.Outline), replaces feedback's
+	// entries and index: feedback then holds the top-level fields only.
+	view  *feedback.View
+	draft *feedback.File // nil when there is no draft
 	// legacy holds the notes of a feedback.json in an older shape (AgentV
 	// dashboard, skill-creator); such a file is archived, never overwritten.
 	legacy []feedback.LegacyNote
@@ -45,7 +48,31 @@ func openStateWith(s *Streams, target, out string, opts run.Options) (*runState,
 	if err != nil {
 		return nil, err
 	}
+	if opts.Outline {
+		return st, st.loadView(s)
+	}
 	return st, st.loadReview(s)
+}
+
+// loadView is loadReview for status and list: the feedback file is read as
+// a feedback.View. A legacy-shaped file is read by loadReview.
+func (st *runState) loadView(s *Streams) error {
+	if _, err := os.Lstat(st.paths.Feedback); errors.Is(err, fs.ErrNotExist) {
+		return st.loadReview(s)
+	}
+	v, err := feedback.LoadView(st.paths.Feedback, st.run.ID, st.run.CaseIDs())
+	if _, legacy := errors.AsType[*feedback.LegacyError](err); legacy {
+		return st.loadReview(s)
+	}
+	if err != nil {
+		return err
+	}
+	st.view, st.feedback, st.index = v, v.File, feedback.Bind(nil, st.run.CaseIDs())
+	for _, w := range st.feedbackWarnings() {
+		fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, termtext.SanitizeLine(w))
+	}
+	st.draft, err = feedback.LoadDraft(st.paths)
+	return err
 }
 
 // openRun opens the run and works out its feedback paths, without reading
@@ -97,6 +124,9 @@ func (st *runState) loadReview(s *Streams) (err error) {
 
 // judgment returns the recorded feedback entry for c, nil when unreviewed.
 func (st *runState) judgment(c *run.Case) *feedback.Case {
+	if st.view != nil {
+		return st.view.Entry(int(c.Index))
+	}
 	return st.index.Entry(int(c.Index))
 }
 
@@ -151,13 +181,29 @@ func (st *runState) feedbackWarnings() []string {
 	if f.RunID != st.run.ID {
 		ws = append(ws, fmt.Sprintf("%s reviews run %q, not %q: it was copied from another run, so its verdicts are not taken as this run's", st.paths.Feedback, f.RunID, st.run.ID))
 	}
-	if n := len(st.index.Unmatched); n > 0 {
-		ws = append(ws, fmt.Sprintf("%d feedback entr(ies) name no case of this run (first: %s)", n, caseid.Full(f.PerCase[st.index.Unmatched[0]].ID())))
+	unmatched, ambiguous := st.strays()
+	if n := unmatched.Count; n > 0 {
+		ws = append(ws, fmt.Sprintf("%d feedback entr(ies) name no case of this run (first: %s)", n, caseid.Full(unmatched.First)))
 	}
-	if n := len(st.index.Ambiguous); n > 0 {
-		ws = append(ws, fmt.Sprintf("%d feedback entr(ies) could be several cases and count for none (first: %s); judge those cases again to name them exactly", n, caseid.Full(f.PerCase[st.index.Ambiguous[0]].ID())))
+	if n := ambiguous.Count; n > 0 {
+		ws = append(ws, fmt.Sprintf("%d feedback entr(ies) could be several cases and count for none (first: %s); judge those cases again to name them exactly", n, caseid.Full(ambiguous.First)))
 	}
 	return ws
+}
+
+// strays are the feedback entries that name no case of the run, and those
+// that could be several.
+func (st *runState) strays() (unmatched, ambiguous feedback.Strays) {
+	if st.view != nil {
+		return st.view.Unmatched, st.view.Ambiguous
+	}
+	of := func(pos []int) feedback.Strays {
+		if len(pos) == 0 {
+			return feedback.Strays{}
+		}
+		return feedback.Strays{Count: len(pos), First: st.feedback.PerCase[pos[0]].ID()}
+	}
+	return of(st.index.Unmatched), of(st.index.Ambiguous)
 }
 
 // own is the feedback file when it reviews this run, else nil.

@@ -330,7 +330,13 @@ func (st *runState) calibration(rep *statusReport, o statusOptions) error {
 		return err
 	}
 	rg := calibrate.ReadGraders(st.run)
-	rates := calibrate.CorrectedRate(rg, st.own(), cert)
+	own := st.own()
+	if st.view != nil && own != nil { // status read only a view of the entries: the rates need them whole
+		if own, _, err = loadIfExists(st.paths.Feedback); err != nil {
+			return err
+		}
+	}
+	rates := calibrate.CorrectedRate(rg, own, cert)
 	rep.Calibration = &statusCalibration{Certificate: path, Rates: &rates}
 	if !o.RequireCalibrated {
 		return nil

@@ -2,12 +2,15 @@ package feedback
 
 import (
 	"bytes"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
 	"agentv-review/bench/gen/genfeedback"
+	"agentv-review/plugin/internal/caseid"
 )
 
 var (
@@ -70,3 +73,30 @@ func BenchmarkWCL100k(b *testing.B) {
 		_ = bytes.Count(data, []byte("\n"))
 	}
 }
+
+// BenchmarkLoadView100k is the read of status and list: the file bound to
+// the 100k cases it judges.
+func BenchmarkLoadView100k(b *testing.B) {
+	path := bench100k(b)
+	gen := genfeedback.IDs(100_000)
+	cases := indexedIDs{byTestID: map[string][]int{}}
+	for i, id := range gen {
+		cases.ids = append(cases.ids, caseid.ID{TestID: id.TestID, Target: id.Target, Suite: id.Suite})
+		cases.byTestID[id.TestID] = append(cases.byTestID[id.TestID], i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := LoadView(path, "run100k", cases)
+		if err != nil || v.Reviewed() != len(gen) {
+			b.Fatal(err, v.Reviewed())
+		}
+	}
+}
+
+// indexedIDs is ids with the test id index a run has.
+type indexedIDs struct {
+	ids
+	byTestID map[string][]int
+}
+
+func (l indexedIDs) WithTestID(t string) iter.Seq[int] { return slices.Values(l.byTestID[t]) }

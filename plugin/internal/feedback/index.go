@@ -1,6 +1,12 @@
 package feedback
 
-import "agentv-review/plugin/internal/caseid"
+import (
+	"hash/maphash"
+	"os"
+	"slices"
+
+	"agentv-review/plugin/internal/caseid"
+)
 
 // ID is the identity an entry records (see package caseid).
 func (c *Case) ID() caseid.ID {
@@ -142,4 +148,222 @@ func (ix *Index) Bound() []Bound {
 		}
 	}
 	return out
+}
+
+// View is a feedback file read to count review states (status, list):
+// its top-level fields and, of each entry bound to a case, only what
+// decides the case's state: verdict, reviewer_kind and the machine verdict
+// (automated: score, outcome, graders). It is validated exactly as Load
+// validates, and binds entries to cases exactly as Bind does, but holds
+// 32 bytes per entry and 24 per grader result where a File holds about
+// 700 per entry.
+type View struct {
+	// File holds the top-level fields; its PerCase is nil.
+	File *File
+	// Unmatched and Ambiguous are the entries that name no case of the
+	// run, or could be several (see Index); Shadowed counts the entries
+	// another entry of the same case replaced.
+	Unmatched, Ambiguous Strays
+	Shadowed             int
+
+	cases   caseid.Cases
+	byCase  []int32 // entry of each case in entries, -1 when unreviewed
+	entries []viewEntry
+	graders []viewGrader
+	names   []string // verdicts, kinds, outcomes and grader keys, each once
+	nameIDs map[string]uint32
+}
+
+// Strays counts entries that belong to no case, naming the first.
+type Strays struct {
+	Count int
+	First caseid.ID
+}
+
+type viewEntry struct {
+	verdict, kind, outcome uint32 // in names
+	graders, nGraders      uint32 // a range of graders
+	score                  float64
+	automated, hasScore    bool
+	exactness              uint8
+}
+
+type viewGrader struct {
+	key                     uint32 // in names
+	hasScore, pass, hasPass bool
+	score                   float64
+}
+
+// LoadView reads a feedback file as Load does and binds its entries to
+// the cases cs of run runID, keeping only what tells each case's review
+// state. A file of another run binds no entry (its verdicts are not this
+// run's), as runState does with Bind.
+func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
+	v := newView(cs)
+	f, ok := v.loadLight(path)
+	if !ok {
+		// Rejected by the light pass: Load explains why, or reads the
+		// rare valid file the light pass leaves to the full validator.
+		full, err := Load(path)
+		if err != nil {
+			return nil, err
+		}
+		v = newView(cs)
+		for i := range full.PerCase {
+			v.add(&full.PerCase[i])
+		}
+		f, full.PerCase = full, nil
+	}
+	if f.RunID != runID {
+		v = newView(cs)
+	}
+	v.File = f
+	return v, nil
+}
+
+func newView(cs caseid.Cases) *View {
+	v := &View{cases: cs, byCase: make([]int32, cs.Len()), nameIDs: map[string]uint32{}}
+	for i := range v.byCase {
+		v.byCase[i] = -1
+	}
+	return v
+}
+
+// loadLight streams path through the light validator into v; false when
+// it rejects the file or two entries share their identity (Validate's
+// duplicate rule, told by a hash of each identity: a collision only sends
+// the file to the full validator).
+func (v *View) loadLight(path string) (*File, bool) {
+	root, err := lightSchema()
+	if err != nil {
+		return nil, false
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	seed := maphash.MakeSeed()
+	var ids []uint64 // hashes of the entries' identities
+	var f File
+	ok := decodeEach(r, root, &f, func(c *Case) bool {
+		if c.TestID != "" {
+			ids = append(ids, maphash.Comparable(seed, c.ID()))
+		}
+		v.add(c)
+		return true
+	}, viewFields)
+	if !ok {
+		return nil, false
+	}
+	slices.Sort(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i] == ids[i-1] {
+			return nil, false
+		}
+	}
+	return &f, true
+}
+
+// viewFields are the fields of an entry a View reads: its identity and
+// what decides its state.
+var viewFields = map[string]bool{"test_id": true, "suite": true, "target": true, "variant": true, "eval_path": true,
+	"verdict": true, "reviewer_kind": true, "automated": true}
+
+// add binds entry e as Bind does.
+func (v *View) add(e *Case) {
+	i, candidates := caseid.Match(v.cases, e.ID())
+	switch {
+	case len(candidates) > 1:
+		v.Ambiguous.add(e.ID())
+		return
+	case i < 0:
+		v.Unmatched.add(e.ID())
+		return
+	}
+	ve := viewEntry{verdict: v.name(e.Verdict), kind: v.name(e.ReviewerKind), exactness: uint8(exactness(e, v.cases.ID(i)))}
+	if a := e.Automated; a != nil {
+		ve.automated, ve.outcome = true, v.name(a.Outcome)
+		if a.Score != nil {
+			ve.score, ve.hasScore = *a.Score, true
+		}
+		ve.graders, ve.nGraders = uint32(len(v.graders)), uint32(len(a.Graders))
+		for _, g := range a.Graders {
+			vg := viewGrader{key: v.name(g.Key)}
+			if g.Score != nil {
+				vg.score, vg.hasScore = *g.Score, true
+			}
+			if g.Pass != nil {
+				vg.pass, vg.hasPass = *g.Pass, true
+			}
+			v.graders = append(v.graders, vg)
+		}
+	}
+	if old := v.byCase[i]; old >= 0 {
+		v.Shadowed++
+		if v.entries[old].exactness > ve.exactness {
+			return // the earlier entry names the case more exactly
+		}
+	}
+	v.byCase[i] = int32(len(v.entries))
+	v.entries = append(v.entries, ve)
+}
+
+func (s *Strays) add(id caseid.ID) {
+	if s.Count == 0 {
+		s.First = id
+	}
+	s.Count++
+}
+
+func (v *View) name(s string) uint32 {
+	id, ok := v.nameIDs[s]
+	if !ok {
+		id = uint32(len(v.names))
+		v.names = append(v.names, s)
+		v.nameIDs[s] = id
+	}
+	return id
+}
+
+// Entry returns the entry of case i as far as the view keeps it (verdict,
+// reviewer_kind, automated; the other fields are empty), nil when the case
+// has none. Each call returns a new Case.
+func (v *View) Entry(i int) *Case {
+	p := v.byCase[i]
+	if p < 0 {
+		return nil
+	}
+	ve := &v.entries[p]
+	c := &Case{Verdict: v.names[ve.verdict], ReviewerKind: v.names[ve.kind]}
+	if ve.automated {
+		a := &Automated{Outcome: v.names[ve.outcome]}
+		if ve.hasScore {
+			score := ve.score
+			a.Score = &score
+		}
+		for _, g := range v.graders[ve.graders : ve.graders+ve.nGraders] {
+			gr := GraderResult{Key: v.names[g.key]}
+			if g.hasScore {
+				gr.Score = &g.score
+			}
+			if g.hasPass {
+				gr.Pass = &g.pass
+			}
+			a.Graders = append(a.Graders, gr)
+		}
+		c.Automated = a
+	}
+	return c
+}
+
+// Reviewed counts the cases that have an entry.
+func (v *View) Reviewed() int {
+	n := 0
+	for _, p := range v.byCase {
+		if p >= 0 {
+			n++
+		}
+	}
+	return n
 }

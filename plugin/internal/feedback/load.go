@@ -64,8 +64,16 @@ const LooksFine = "looked fine"
 // Detect tells which kind of feedback file data is. Anything that is not a
 // legacy shape counts as KindReview, so validation explains what is wrong.
 func Detect(data []byte) Kind {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil || top["run_id"] != nil || top["reviews"] == nil {
+	// The top-level members are scanned, not decoded: a review file can be
+	// large. As in a decoded map, the last of a repeated key counts.
+	top := map[string][]byte{}
+	if !json.Valid(data) || !eachMember(data, func(key []byte, start, end int) {
+		for _, k := range []string{"run_id", "reviews", "status"} {
+			if isKey(key, k) {
+				top[k] = data[start:end]
+			}
+		}
+	}) || top["run_id"] != nil || top["reviews"] == nil {
 		return KindReview
 	}
 	if top["status"] != nil {
@@ -297,7 +305,16 @@ func offsetOf(data []byte, path string) int64 {
 // second read). Fields are matched by their exact JSON names; fields a
 // struct does not declare go to its Extra map verbatim, at every level.
 func decodeLight(r io.Reader, n *node, dst any) bool {
-	d := &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}}
+	return decodeEach(r, n, dst, nil, nil)
+}
+
+// decodeEach is decodeLight that hands each entry of a File's per_case to
+// each, reusing one Case, instead of keeping it: each returns false to
+// reject the document. Of an entry, only the fields named in keep are
+// decoded (nil: all, Extra included); the others are only checked. A nil
+// each keeps the entries.
+func decodeEach(r io.Reader, n *node, dst any, each func(*Case) bool, keep map[string]bool) bool {
+	d := &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}, keys: map[string]string{}, each: each, keep: keep}
 	ok := d.value(n, reflect.ValueOf(dst).Elem())
 	d.space()
 	_, more := d.peek()
@@ -315,8 +332,17 @@ type decoder struct {
 	capDepth int
 
 	intern  map[*node]map[string]string // strings of few distinct values, per schema
+	keys    map[string]string           // object keys
 	scratch []byte
+
+	each func(*Case) bool // see decodeEach
+	keep map[string]bool
 }
+
+var (
+	caseSlice = reflect.TypeFor[[]Case]()
+	caseType  = reflect.TypeFor[Case]()
+)
 
 // internLimit is how many distinct strings a schema node interns; a node
 // with more (test_id, notes) stops interning.
@@ -360,11 +386,14 @@ func (d *decoder) peek() (byte, bool) {
 
 func (d *decoder) space() {
 	for {
-		c, ok := d.peek()
-		if !ok || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		for ; d.pos < d.end; d.pos++ {
+			if c := d.buf[d.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				return
+			}
+		}
+		if !d.fill() {
 			return
 		}
-		d.pos++
 	}
 }
 
@@ -411,20 +440,23 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 	}
 	switch {
 	case c == '{':
-		return n.allows("object", false) && d.object(n, dst)
+		return n.allows(typeObject, false) && d.object(n, dst)
 	case c == '[':
-		return n.allows("array", false) && d.array(n, dst)
+		return n.allows(typeArray, false) && d.array(n, dst)
 	case c == '"':
-		s, ok := d.str()
-		if !ok || !n.allows("string", false) {
+		b, ok := d.str()
+		if !ok || !n.allows(typeString, false) {
 			return false
 		}
 		// Only checked strings are interned: a known one needs no check.
-		if known, ok := d.intern[n][s]; ok {
-			s = known
-		} else if !n.checkString(s) {
-			return false
-		} else {
+		s, known := d.intern[n][string(b)]
+		if !known {
+			if !dst.IsValid() && n.checkBytes(b) {
+				return true // valid, and not kept
+			}
+			if s = string(b); !n.checkString(s) {
+				return false
+			}
 			s = d.interned(n, s)
 		}
 		if !dst.IsValid() {
@@ -436,8 +468,11 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		dst.SetString(s)
 		return true
 	case c == 't' || c == 'f':
-		b := c == 't'
-		if !d.expect(map[bool]string{true: "true", false: "false"}[b]) || !n.allows("boolean", false) || !n.checkScalar(b) {
+		b, lit := c == 't', "false"
+		if b {
+			lit = "true"
+		}
+		if !d.expect(lit) || !n.allows(typeBoolean, false) || !n.checkScalar(b) {
 			return false
 		}
 		if dst.IsValid() {
@@ -448,7 +483,7 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		}
 		return true
 	case c == 'n':
-		if !d.expect("null") || !n.allows("null", false) || !n.checkScalar(nil) {
+		if !d.expect("null") || !n.allows(typeNull, false) || !n.checkScalar(nil) {
 			return false
 		}
 		if dst.IsValid() && dst.Kind() == reflect.Pointer {
@@ -457,6 +492,19 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		return true
 	}
 	return d.number(n, dst)
+}
+
+// key returns the object key b as a string, the same string for the same
+// key (the keys of a feedback file are few).
+func (d *decoder) key(b []byte) string {
+	if k, ok := d.keys[string(b)]; ok {
+		return k
+	}
+	k := string(b)
+	if len(d.keys) < internLimit {
+		d.keys[k] = k
+	}
+	return k
 }
 
 func (d *decoder) interned(n *node, s string) string {
@@ -506,8 +554,8 @@ func (d *decoder) number(n *node, dst reflect.Value) bool {
 	}
 	// Whether a fraction is integral matters only where "integer" is
 	// allowed and "number" is not.
-	integral := simple || n != nil && n.types["integer"] && !n.types["number"] && exact().IsInt()
-	if !n.allows("number", integral) || n != nil && n.enum != nil || !n.inRange(text, exact) {
+	integral := simple || n != nil && n.types&typeInteger != 0 && n.types&typeNumber == 0 && exact().IsInt()
+	if !n.allows(typeNumber, integral) || n != nil && n.enum != nil || !n.inRange(text, exact) {
 		return false
 	}
 	if !dst.IsValid() {
@@ -579,23 +627,26 @@ func validNumber(s string) bool {
 	return i == len(s)
 }
 
-// str reads a JSON string; invalid UTF-8 becomes U+FFFD per byte, as in
-// encoding/json (which the full validator reads with).
-func (d *decoder) str() (string, bool) {
+// str reads a JSON string into d.scratch, valid until the next read;
+// invalid UTF-8 becomes U+FFFD per byte, as in encoding/json (which the
+// full validator reads with).
+func (d *decoder) str() ([]byte, bool) {
 	d.pos++ // the opening quote
 	d.scratch = d.scratch[:0]
+	ascii := true
 	for {
 		if d.pos >= d.end && !d.fill() {
-			return "", false
+			return nil, false
 		}
 		chunk := d.buf[d.pos:d.end]
-		i := bytes.IndexAny(chunk, "\"\\")
-		if i < 0 {
-			i = len(chunk)
-		}
-		for _, c := range chunk[:i] {
-			if c < 0x20 {
-				return "", false
+		i := 0
+		for ; i < len(chunk); i++ {
+			c := chunk[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			if c >= utf8.RuneSelf {
+				ascii = false
 			}
 		}
 		d.scratch = append(d.scratch, chunk[:i]...)
@@ -603,25 +654,32 @@ func (d *decoder) str() (string, bool) {
 		if i == len(chunk) {
 			continue
 		}
-		if chunk[i] == '"' {
+		switch chunk[i] {
+		case '"':
 			d.pos++
-			break
+		case '\\':
+			d.pos++
+			if !d.escape() {
+				return nil, false
+			}
+			ascii = false // an escape may have written any rune
+			continue
+		default:
+			return nil, false // a control character
 		}
-		d.pos++ // the backslash
-		if !d.escape() {
-			return "", false
-		}
+		break
 	}
-	if utf8.Valid(d.scratch) {
-		return string(d.scratch), true
+	if ascii || utf8.Valid(d.scratch) {
+		return d.scratch, true
 	}
-	var b strings.Builder
+	var fixed []byte
 	for s := d.scratch; len(s) > 0; {
 		r, size := utf8.DecodeRune(s)
-		b.WriteRune(r) // RuneError for an invalid byte
+		fixed = utf8.AppendRune(fixed, r) // RuneError for an invalid byte
 		s = s[size:]
 	}
-	return b.String(), true
+	d.scratch = fixed
+	return d.scratch, true
 }
 
 func (d *decoder) escape() bool {
@@ -740,7 +798,8 @@ func (d *decoder) object(n *node, dst reflect.Value) bool {
 	default:
 		return false
 	}
-	var seen []string
+	var seenKeys [16]string
+	seen := seenKeys[:0]
 	for first := true; ; first = false {
 		d.space()
 		c, ok := d.peek()
@@ -754,8 +813,21 @@ func (d *decoder) object(n *node, dst reflect.Value) bool {
 		if c != '"' {
 			return false
 		}
-		key, ok := d.str()
-		if !ok || slices.Contains(seen, key) {
+		b, ok := d.str()
+		if !ok {
+			return false
+		}
+		pn, declared := (*node)(nil), false
+		var key string
+		if n != nil {
+			var p property
+			p, declared = n.properties[string(b)]
+			key, pn = p.name, p.schema
+		}
+		if !declared {
+			key = d.key(b)
+		}
+		if slices.Contains(seen, key) {
 			return false // a duplicate key: the full validator decides
 		}
 		seen = append(seen, key)
@@ -766,15 +838,11 @@ func (d *decoder) object(n *node, dst reflect.Value) bool {
 		if !d.expect(":") {
 			return false
 		}
-		pn, declared := (*node)(nil), false
-		if n != nil {
-			pn, declared = n.properties[key]
-			if !declared {
-				if n.noExtra {
-					return false
-				}
-				pn = n.additional
+		if n != nil && !declared {
+			if n.noExtra {
+				return false
 			}
+			pn = n.additional
 		}
 		if !d.member(pn, dst, sf, key) {
 			return false
@@ -815,6 +883,8 @@ func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key stri
 		}
 		dst.SetMapIndex(reflect.ValueOf(key), elem)
 		return true
+	case d.keep != nil && !d.keep[key] && dst.Type() == caseType:
+		return d.value(pn, reflect.Value{})
 	}
 	if i, ok := sf.byName[key]; ok {
 		return d.value(pn, dst.Field(i))
@@ -847,6 +917,10 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 	}
 	var seen []string
 	length := 0
+	var one *Case // the entry handed to d.each
+	if dst.IsValid() && d.each != nil && dst.Type() == caseSlice {
+		one, dst = new(Case), reflect.Value{}
+	}
 	if dst.IsValid() {
 		dst.Set(reflect.MakeSlice(dst.Type(), 0, 0))
 	}
@@ -871,12 +945,16 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 			dst.SetLen(length + 1)
 			elem = dst.Index(length)
 		}
+		if one != nil {
+			*one = Case{}
+			elem = reflect.ValueOf(one).Elem()
+		}
 		length++
 		mark := 0
 		if unique {
 			mark = d.beginCapture()
 		}
-		if !d.value(items, elem) {
+		if !d.value(items, elem) || one != nil && !d.each(one) {
 			return false
 		}
 		if unique {

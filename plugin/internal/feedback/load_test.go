@@ -1,6 +1,7 @@
 package feedback
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -131,4 +132,29 @@ func TestLoadLegacyErrors(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Line != 2 || ce.Field != "reviews.comment" || ce.Code != clierr.CodeInvalid {
 		t.Errorf("LoadLegacy(bad types) = %#v, want exit 3 at line 2, field reviews.comment", err)
 	}
+}
+
+// FuzzDetectMatchesDecoding: Detect, which scans the top-level members,
+// tells the kind that decoding the whole document tells.
+func FuzzDetectMatchesDecoding(f *testing.F) {
+	for _, s := range feedbackSeeds(f) {
+		f.Add(s)
+	}
+	f.Add([]byte(`{"reviews":[],"run_id":null}`))
+	f.Add([]byte(`{"reviews":[{"feedback":""}],"reviews":[{"comment":""}], "x":1}`))
+	f.Add([]byte(`{"re\u0076iews":[{"feedback":""}],"n":-2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := KindReview
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) == nil && top["run_id"] == nil && top["reviews"] != nil {
+			want = KindDashboard
+			var reviews []map[string]json.RawMessage
+			if top["status"] != nil || json.Unmarshal(top["reviews"], &reviews) == nil && len(reviews) > 0 && reviews[0]["feedback"] != nil {
+				want = KindSkillCreator
+			}
+		}
+		if got := Detect(data); got != want {
+			t.Fatalf("Detect = %s, decoding tells %s", got, want)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -257,4 +258,57 @@ func BenchmarkValidate(b *testing.B) {
 			b.Fatal(problems, err)
 		}
 	}
+}
+
+// validateWhole is Validate without the split: the whole document against
+// the whole schema, then the duplicate rule.
+func validateWhole(t *testing.T, data []byte) []Problem {
+	t.Helper()
+	ss, err := compiledSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := validateWith(ss.whole, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems = append(problems, duplicates(entryKeys(entriesOf(data)))...)
+	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+	return problems
+}
+
+// FuzzSplitMatchesWhole: validating entry by entry (Validate) finds
+// exactly the problems, with the same paths and messages, as validating
+// the whole document.
+func FuzzSplitMatchesWhole(f *testing.F) {
+	if ss, err := compiledSchemas(); err != nil || ss.entry == nil {
+		f.Fatalf("the schema does not split (%v): Validate would not use the entry schema", err)
+	}
+	for _, s := range feedbackSeeds(f) {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		minimal + `,"per_case":[{"test_id":"a","verdict":"meh","automated":{"score":2,"graders":[{"score":"x"}]}},{"verdict":"flaky","signals":["vibes","vibes"]},"junk",{"test_id":"b","verdict":"flaky","fingerprint":"md5:0","reviewed_at":"soon"}],"summary":{"cases":-1}}`,
+		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","target":"t"},{"test_id":"a","verdict":"incorrect","target":"t"},{"test_id":"a","verdict":"flaky"}],"reviewer_kind":"robot"}`,
+		`{"per_case":[{"test_id":"a"}],"timestamp":3}`,
+		minimal + `,"per_case":null}`,
+		minimal + `,"per_case":[1,true,null,"x",[2],{"test_id":"a","verdict":"flaky"},{"test_id":"a","verdict":"flaky"}],"summary":{"cases":1},"z":7}`,
+		minimal + `,"per_case":[{"test_id":"a","verdict":"x"}],"per\u005fcase":[{"test_id":"a","verdict":"y"}, 3 ],"n":-1.5e3}`,
+		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky"},7],"per_case":[{"test_id":"b","verdict":"flaky"},{"test_id":"b","verdict":"flaky"},false]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	huge := regexp.MustCompile(`[eE][+-]?0*[0-9]{4}`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if huge.Match(data) {
+			t.Skip("gojsonschema takes minutes over an exponent such as 1e1000000000")
+		}
+		got, err := Validate(data)
+		if err != nil {
+			return // not JSON
+		}
+		if want := validateWhole(t, data); !slices.Equal(got, want) {
+			t.Fatalf("entry by entry:\n%v\nwhole:\n%v", got, want)
+		}
+	})
 }
