@@ -23,26 +23,10 @@ func Encode(rep *Report) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-var (
-	compileOnce sync.Once
-	compiled    *gojsonschema.Schema
-	compileErr  error
-)
-
-// certificateSchema compiles the embedded schema once. It is draft-07 with
-// internal $refs only, so compiling never touches the network.
-func certificateSchema() (*gojsonschema.Schema, error) {
-	compileOnce.Do(func() {
-		sl := gojsonschema.NewSchemaLoader()
-		sl.Draft = gojsonschema.Draft7
-		sl.Validate = true
-		compiled, compileErr = sl.Compile(gojsonschema.NewBytesLoader(schema.CalibrationJSON))
-		if compileErr != nil {
-			compileErr = fmt.Errorf("embedded schema/calibration.schema.json: %w", compileErr)
-		}
-	})
-	return compiled, compileErr
-}
+// certificateSchema is the embedded schema, compiled once.
+var certificateSchema = sync.OnceValues(func() (*gojsonschema.Schema, error) {
+	return schema.Compile("calibration.schema.json", schema.CalibrationJSON)
+})
 
 // Validate checks data against schema/calibration.schema.json and returns
 // every problem as "path: description" (lowercase); none means valid. The error is

@@ -65,7 +65,7 @@ type schemas struct {
 var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 	var ss schemas
 	var err error
-	if ss.whole, err = compileSchema(schema.JSON); err != nil {
+	if ss.whole, err = schema.Compile("feedback.schema.json", schema.JSON); err != nil {
 		return ss, err
 	}
 	var doc struct {
@@ -93,23 +93,10 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 	items["$schema"], items["definitions"] = json.RawMessage(`"http://json-schema.org/draft-07/schema#"`), doc.Definitions
 	entry, err := json.Marshal(items)
 	if err == nil {
-		ss.entry, err = compileSchema(entry)
+		ss.entry, err = schema.Compile("feedback.schema.json (per_case items)", entry)
 	}
 	return ss, err
 })
-
-// compileSchema compiles a draft-07 schema with only internal $refs, so
-// compiling never touches the network.
-func compileSchema(data []byte) (*gojsonschema.Schema, error) {
-	sl := gojsonschema.NewSchemaLoader()
-	sl.Draft = gojsonschema.Draft7
-	sl.Validate = true
-	s, err := sl.Compile(gojsonschema.NewBytesLoader(data))
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema/feedback.schema.json: %w", err)
-	}
-	return s, nil
-}
 
 // Validate checks data against the feedback schema and for duplicate
 // per_case entries (same suite, test_id, target and variant). It returns every
