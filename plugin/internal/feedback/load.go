@@ -17,6 +17,7 @@ import (
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/jsonnum"
 	"agentv-review/plugin/internal/safefile"
 )
 
@@ -541,7 +542,7 @@ func (d *decoder) number(n *node, dst reflect.Value) bool {
 		d.pos++
 	}
 	text := string(d.scratch)
-	if !validNumber(text) || hugeExponent(text) {
+	if !jsonnum.Valid(text) || hugeExponent(text) {
 		return false
 	}
 	simple := !strings.ContainsAny(text, ".eE")
@@ -588,43 +589,6 @@ func (d *decoder) number(n *node, dst reflect.Value) bool {
 func hugeExponent(s string) bool {
 	i := strings.IndexAny(s, "eE")
 	return i >= 0 && len(strings.TrimLeft(s[i+1:], "+-0")) > 3
-}
-
-// validNumber checks JSON's number grammar.
-func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 // str reads a JSON string into d.scratch, valid until the next read;

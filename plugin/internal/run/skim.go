@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+
+	"agentv-review/plugin/internal/jsonnum"
 )
 
 // skimRow decodes the light fields of one manifest line into a rowWire,
@@ -332,48 +334,11 @@ func (s *skimmer) literal() ([]byte, error) {
 	case "true", "false", "null":
 		return lit, nil
 	}
-	if !isNumber(lit) {
+	if !jsonnum.Valid(lit) {
 		s.i = start
 		return nil, s.fail("invalid value")
 	}
 	return lit, nil
-}
-
-// isNumber checks JSON number syntax: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
-func isNumber(b []byte) bool {
-	i := 0
-	digits := func() int {
-		n := 0
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i < len(b) && b[i] == '0' {
-		i++
-	} else if digits() == 0 {
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(b)
 }
 
 // mistyped records the first field with an unexpected type and skips it.

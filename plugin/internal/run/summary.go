@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"agentv-review/plugin/internal/jsonnum"
 )
 
 // summaryWire is the part of summary.json (v5, late June) the reader uses.
@@ -326,7 +328,7 @@ func (sc *summaryScanner) endLiteral(at int) error {
 	switch string(sc.tok) {
 	case "true", "false", "null":
 	default:
-		if !isNumber(sc.tok) {
+		if !jsonnum.Valid(sc.tok) {
 			return sc.fail(at, "invalid value "+strconv.Quote(string(sc.tok)))
 		}
 	}
