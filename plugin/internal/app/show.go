@@ -5,6 +5,7 @@ import (
 
 	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/triage"
 )
 
@@ -45,8 +46,13 @@ type showOptions struct {
 }
 
 func runShow(s *Streams, o showOptions) error {
-	st, err := openState(s, o.Target, o.Out)
+	// The run in outline mode (a few bytes a case: show reads one case
+	// whole, through Detail), its feedback whole (the entry is printed).
+	st, err := openRun(s, o.Target, o.Out, run.Options{Outline: true})
 	if err != nil {
+		return err
+	}
+	if err := st.loadReview(s); err != nil {
 		return err
 	}
 	cs, err := st.run.Find(o.Ref)
