@@ -177,6 +177,11 @@ func runStatus(s *Streams, o statusOptions) error {
 			problems[rc] = p
 		}
 	}
+	if rep.Stale > 0 {
+		w := fmt.Sprintf("%d verdict(s) no longer match what the run shows (the output, a grader result or the test changed since): they count as stale, not reviewed", rep.Stale)
+		rep.Warnings = append(rep.Warnings, w)
+		fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, w)
+	}
 	// Problems are listed in review order; ranking only the offending
 	// cases gives their order among all.
 	var gps []gateProblem

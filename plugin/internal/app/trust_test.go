@@ -85,8 +85,9 @@ func TestStaleWithinRun(t *testing.T) {
 	if _, rep, _ := statusOf(t, dir); counts(rep) != [4]int{2, 0, 0, 0} || rep.Verified {
 		t.Errorf("without --verify: counts %v verified %v", counts(rep), rep.Verified)
 	}
-	if _, rep, _ := statusOf(t, "--verify", dir); counts(rep) != [4]int{1, 0, 1, 0} || !rep.Verified {
-		t.Errorf("--verify after the answer changed: counts %v", counts(rep))
+	if _, rep, stderr := statusOf(t, "--verify", dir); counts(rep) != [4]int{1, 0, 1, 0} || !rep.Verified ||
+		!strings.Contains(strings.Join(rep.Warnings, "\n"), "1 verdict(s) no longer match") || !strings.Contains(stderr, "no longer match") {
+		t.Errorf("--verify after the answer changed: counts %v, warnings %v", counts(rep), rep.Warnings)
 	}
 	code, rep, _ := statusOf(t, "--require-complete", dir)
 	if code != clierr.CodeFailure || rep.Gate == nil || len(rep.Gate.Problems) != 1 || rep.Gate.Problems[0].Problem != stateStale {
