@@ -18,8 +18,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/google/renameio/v2"
 )
 
 // Name is the skill's name and the folder Install creates.
@@ -79,11 +77,12 @@ func Reference(name string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// Install writes the skill into dir/agentv-eval-builder/ and returns the
-// paths of its files. Each file is written to a temporary file and renamed
-// into place. Unless force is set, nothing is written when an existing file
-// differs from the embedded one; identical files are left alone.
-func Install(dir string, force bool) ([]string, error) {
+// Install writes the skill into dir/agentv-eval-builder/ with write (the
+// tool's one durable writer, which lives where this package may not import
+// it) and returns the paths of its files. Unless force is set, nothing is
+// written when an existing file differs from the embedded one; identical
+// files are left alone.
+func Install(dir string, force bool, write func(path string, data []byte) error) ([]string, error) {
 	type file struct {
 		path string
 		data []byte
@@ -111,7 +110,7 @@ func Install(dir string, force bool) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
 			return nil, err
 		}
-		if err := renameio.WriteFile(f.path, f.data, 0o644); err != nil {
+		if err := write(f.path, f.data); err != nil {
 			return nil, err
 		}
 	}

@@ -25,7 +25,7 @@ func TestFiles(t *testing.T) {
 
 func TestInstall(t *testing.T) {
 	dir := t.TempDir()
-	paths, err := Install(dir, false)
+	paths, err := Install(dir, false, writeFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestInstall(t *testing.T) {
 	assertContent(t, card, Card())
 
 	// Reinstalling over identical files is a no-op.
-	if _, err := Install(dir, false); err != nil {
+	if _, err := Install(dir, false, writeFile); err != nil {
 		t.Fatalf("reinstall: %v", err)
 	}
 
@@ -48,7 +48,7 @@ func TestInstall(t *testing.T) {
 	if err := os.WriteFile(card, []byte("edited"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Install(dir, false)
+	_, err = Install(dir, false, writeFile)
 	if !errors.Is(err, ErrConflict) {
 		t.Fatalf("install over an edited file: err = %v, want ErrConflict", err)
 	}
@@ -58,7 +58,7 @@ func TestInstall(t *testing.T) {
 	}
 
 	// force replaces it and restores the missing file.
-	if _, err := Install(dir, true); err != nil {
+	if _, err := Install(dir, true, writeFile); err != nil {
 		t.Fatalf("forced install: %v", err)
 	}
 	assertContent(t, card, Card())
@@ -95,3 +95,5 @@ func TestReferences(t *testing.T) {
 		}
 	}
 }
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"agentv-review/docs"
+	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/shellinit"
 	"agentv-review/schema"
@@ -71,7 +72,7 @@ func skillAction(s *Streams, c *cli.Context, _ []string) error {
 		}
 		return s.markdown(skill.Card())
 	}
-	paths, err := skill.Install(dir, c.Bool("force"))
+	paths, err := skill.Install(dir, c.Bool("force"), atomicfile.WriteFile)
 	if errors.Is(err, skill.ErrConflict) {
 		return &clierr.Error{Code: clierr.CodeFailure, Msg: err.Error(), Hint: "pass --force to replace it with this version"}
 	}
