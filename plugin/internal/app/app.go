@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"github.com/xrash/smetrics"
 	"golang.org/x/term"
 
 	"agentv-review/plugin/internal/clierr"
@@ -189,11 +190,9 @@ func New(s *Streams) *cli.App {
 		EnableBashCompletion:   true, // shell-init's completion asks --generate-bash-completion
 		CustomAppHelpTemplate:  appHelpTemplate(),
 		ExitErrHandler:         func(*cli.Context, error) {}, // we map errors to codes in Main
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return clierr.Usage(err.Error(), "see '"+prog+" --help'")
-		},
-		Flags:  guidedFlags(),
-		Action: act(s, guidedAction, 0, 1, "[run]"),
+		OnUsageError:           usageError,
+		Flags:                  guidedFlags(),
+		Action:                 act(s, guidedAction, 0, 1, "[run]"),
 		Commands: []*cli.Command{
 			demoCommand(s),
 			statusCommand(s),
@@ -218,6 +217,30 @@ func New(s *Streams) *cli.App {
 		c.HideHelpCommand = true // no subcommands: 'help' is not an argument to complete
 	}
 	return a
+}
+
+// usageError is urfave's flag-parsing error as a usage error; a mistyped
+// flag gets "did you mean".
+func usageError(c *cli.Context, err error, _ bool) error {
+	hint := "see '" + prog + " --help'"
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && c != nil {
+		flags := c.App.Flags
+		if c.Command != nil && c.Command.Name != "" {
+			flags = c.Command.Flags
+		}
+		best, score := "", 0.0
+		for _, f := range flags {
+			for _, n := range f.Names() {
+				if d := smetrics.JaroWinkler(strings.TrimLeft(name, "-"), n, 0.7, 4); d > score {
+					best, score = n, d
+				}
+			}
+		}
+		if score >= 0.8 {
+			hint = "did you mean --" + best + "? (" + hint + ")"
+		}
+	}
+	return clierr.Usage(err.Error(), hint)
 }
 
 // action is a command body: positional arguments already checked.
