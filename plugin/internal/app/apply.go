@@ -410,10 +410,7 @@ type judged struct {
 
 // judgedCase keeps the answer's own fields; recording names the case exactly.
 func judgedCase(c *run.Case, a feedback.Case) judged {
-	return judged{c: c, entry: feedback.Case{
-		Verdict: a.Verdict, Signals: a.Signals, Notes: a.Notes, TestDefect: a.TestDefect,
-		EvaluatorOverrides: a.EvaluatorOverrides, WorkspaceNotes: a.WorkspaceNotes,
-	}}
+	return judged{c: c, entry: record.Answer(a)}
 }
 
 // scriptedReviewer resolves who records the judgments: --reviewer,

@@ -97,6 +97,14 @@ type Who struct {
 	Kind     string // feedback.Human or feedback.Agent
 }
 
+// Answer is the part of an entry a reviewer gives — verdict, signals,
+// notes, grader notes, workspace notes, test defect — without what Stamp
+// records (machine verdict, fingerprint, who, when) or identity.
+func Answer(e feedback.Case) feedback.Case {
+	return feedback.Case{Verdict: e.Verdict, Notes: e.Notes, Signals: e.Signals, EvaluatorOverrides: e.EvaluatorOverrides,
+		WorkspaceNotes: e.WorkspaceNotes, TestDefect: e.TestDefect}
+}
+
 // Seen is what a reviewer is shown of a case: the machine verdict and the
 // fingerprint (current encoding) of the answer, grader results and test.
 // It is taken when the case is shown, so the verdict is bound to what was

@@ -149,7 +149,7 @@ func (s *session) reviewCase(pos int) (move, error) {
 				return move{}, err
 			}
 			if ok { // the agent's answer, now a human's
-				return s.next(pos), s.record(c, seen, answerOf(*recorded))
+				return s.next(pos), s.record(c, seen, record.Answer(*recorded))
 			}
 		} else if recorded == nil && hasPrior && priorFresh == record.Current {
 			q := s.Catalog.Q("carry_forward")
@@ -159,7 +159,7 @@ func (s *session) reviewCase(pos int) (move, error) {
 			}
 			if keep { // this run's case and snapshot, the earlier judgment
 				p := prior.Case
-				entry := answerOf(p)
+				entry := record.Answer(p)
 				entry.FlakyEvidence = p.FlakyEvidence
 				entry.CarriedFrom = &feedback.CarriedFrom{RunID: prior.RunID, ReviewedAt: p.ReviewedAt, Reviewer: p.Reviewer}
 				return s.next(pos), s.record(c, seen, entry)
@@ -225,13 +225,6 @@ func (s *session) reviewCase(pos int) (move, error) {
 	return s.afterVerdict(pos)
 }
 
-// answerOf is the part of a recorded entry a reviewer answered (what
-// record.Stamp completes again).
-func answerOf(e feedback.Case) feedback.Case {
-	return feedback.Case{Verdict: e.Verdict, Notes: e.Notes, Signals: e.Signals, EvaluatorOverrides: e.EvaluatorOverrides,
-		WorkspaceNotes: e.WorkspaceNotes, TestDefect: e.TestDefect}
-}
-
 // reveal shows the machine's verdict after a blind-first verdict and asks
 // whether the reviewer keeps it; the committed verdict is the default.
 func (s *session) reveal(ev *evidence.Evidence, opt evidence.Options, first string) (string, error) {
@@ -264,7 +257,6 @@ func (s *session) prior(c *run.Case) (PriorVerdict, bool) {
 // as this reviewer's, now, and saves it to the draft.
 func (s *session) record(c *run.Case, seen record.Seen, answer feedback.Case) error {
 	entry := record.Stamp(seen, answer, record.Who{Reviewer: s.work.Reviewer, Kind: feedback.Human}, s.Now())
-	entry.CarriedFrom, entry.Stale, entry.FlakyEvidence, entry.BlindVerdict = answer.CarriedFrom, answer.Stale, answer.FlakyEvidence, answer.BlindVerdict
 	s.workIx.Put(int(c.Index), entry)
 	if !unfinished(&entry) {
 		delete(s.skipped, int(c.Index))
