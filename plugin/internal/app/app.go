@@ -228,19 +228,27 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		if c.Command != nil && c.Command.Name != "" {
 			flags = c.Command.Flags
 		}
-		best, score := "", 0.0
+		var names []string
 		for _, f := range flags {
-			for _, n := range f.Names() {
-				if d := smetrics.JaroWinkler(strings.TrimLeft(name, "-"), n, 0.7, 4); d > score {
-					best, score = n, d
-				}
-			}
+			names = append(names, f.Names()...)
 		}
-		if score >= 0.8 {
+		if best, ok := closest(strings.TrimLeft(name, "-"), names); ok {
 			hint = "did you mean --" + best + "? (" + hint + ")"
 		}
 	}
 	return clierr.Usage(err.Error(), hint)
+}
+
+// closest is the name most like word (Jaro–Winkler, as urfave/cli
+// suggests), and whether it is like enough to suggest.
+func closest(word string, names []string) (string, bool) {
+	best, score := "", 0.0
+	for _, n := range names {
+		if d := smetrics.JaroWinkler(word, n, 0.7, 4); d > score {
+			best, score = n, d
+		}
+	}
+	return best, score >= 0.8
 }
 
 // action is a command body: positional arguments already checked.

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
-	"github.com/xrash/smetrics"
 	"golang.org/x/term"
 
 	"agentv-review/plugin/internal/caseid"
@@ -60,15 +59,12 @@ func notACommand(app *cli.App, target string) error {
 	if _, err := os.Lstat(target); err == nil {
 		return nil
 	}
-	best, score := "", 0.0
+	var names []string
 	for _, cmd := range app.Commands {
-		for _, name := range cmd.Names() {
-			if d := smetrics.JaroWinkler(target, name, 0.7, 4); d > score {
-				best, score = name, d
-			}
-		}
+		names = append(names, cmd.Names()...)
 	}
-	if score < 0.8 {
+	best, ok := closest(target, names)
+	if !ok {
 		return nil // a run that is not there: opening it says so
 	}
 	return clierr.Usage(fmt.Sprintf("unknown command %q (and no run of that name here); did you mean %q?", target, best),
