@@ -44,13 +44,6 @@ type Options struct {
 // (https://no-color.org), given its value.
 func ColorAllowed(isTerminal bool, noColor string) bool { return isTerminal && noColor == "" }
 
-// Render writes the evidence of d alone (see FromDetail). It reports
-// whether the answer was cut short (so the caller can offer to show it
-// whole).
-func Render(w io.Writer, d *run.Detail, item triage.Item, opt Options) (answerCut bool) {
-	return FromDetail(d, item).Render(w, opt)
-}
-
 // Render writes the evidence. It reports whether the answer was cut short.
 func (ev *Evidence) Render(w io.Writer, opt Options) (answerCut bool) {
 	if opt.Width <= 0 {

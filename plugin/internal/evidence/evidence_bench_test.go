@@ -81,7 +81,7 @@ func BenchmarkNextCaseBigAnswer(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !evidence.Render(io.Discard, d, item, evidence.Options{Width: 100, AnswerLines: 13, InputLines: 4}) {
+		if !evidence.FromDetail(d, item).Render(io.Discard, evidence.Options{Width: 100, AnswerLines: 13, InputLines: 4}) {
 			b.Fatal("a 5 MB answer was not cut")
 		}
 	})

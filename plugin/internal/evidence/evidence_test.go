@@ -28,7 +28,7 @@ func TestRender(t *testing.T) {
 		Warnings: []run.Warning{{Msg: "folder overwritten by target v2"}},
 	}
 	var b bytes.Buffer
-	cut := Render(&b, d, triage.Rank([]*run.Case{c})[0],
+	cut := FromDetail(d, triage.Rank([]*run.Case{c})[0]).Render(&b,
 		Options{Width: 60, AnswerLines: 3, Heading: "case 1 of 2", PagerHint: "press p"})
 	out := b.String()
 	if !cut {

@@ -87,8 +87,8 @@ func BenchmarkLoadView100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		v, err := LoadView(path, "run100k", cases)
-		if err != nil || v.Reviewed() != len(gen) {
-			b.Fatal(err, v.Reviewed())
+		if err != nil || reviewedIn(v) != len(gen) {
+			b.Fatal(err, reviewedIn(v))
 		}
 	}
 }
@@ -100,3 +100,14 @@ type indexedIDs struct {
 }
 
 func (l indexedIDs) WithTestID(t string) iter.Seq[int] { return slices.Values(l.byTestID[t]) }
+
+// reviewedIn counts the cases of v's run that have an entry.
+func reviewedIn(v *View) int {
+	n := 0
+	for i := range v.byCase {
+		if v.Entry(i) != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -87,9 +87,6 @@ func exactness(e *Case, id caseid.ID) int {
 	return n
 }
 
-// File is the indexed file.
-func (ix *Index) File() *File { return ix.f }
-
 // Entry returns the entry of case i, nil when it has none.
 func (ix *Index) Entry(i int) *Case {
 	if p := ix.byCase[i]; p >= 0 {
@@ -355,15 +352,4 @@ func (v *View) Entry(i int) *Case {
 		c.Automated = a
 	}
 	return c
-}
-
-// Reviewed counts the cases that have an entry.
-func (v *View) Reviewed() int {
-	n := 0
-	for _, p := range v.byCase {
-		if p >= 0 {
-			n++
-		}
-	}
-	return n
 }
