@@ -79,7 +79,7 @@ func TestCarryForwardAcrossIterations(t *testing.T) {
 		var screen bytes.Buffer
 		asker := &carryAsker{}
 		res, err := review.Run(review.Config{
-			Run: st.run, Paths: st.paths, Existing: st.feedback, Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(earlierOutcomes(earlier)),
+			Run: st.run, Paths: st.paths, Existing: st.feedback, Prior: priorVerdicts(earlier, st.run), History: earlierOutcomes(earlier),
 			Reviewer: "cy", ReviewerFixed: true, Scope: "all", Out: &screen, Width: 100, Height: 40, Catalog: cat,
 		}, asker)
 		if err != nil {

@@ -122,7 +122,7 @@ func guided(s *Streams, c *cli.Context, target string) error {
 	}
 	res, err := review.Run(review.Config{
 		Run: st.run, Paths: st.paths, Existing: st.own(), Legacy: st.legacy, Draft: st.draft,
-		Prior: priorVerdicts(earlier, st.run), RunsPattern: runsPattern(history), History: history,
+		Prior: priorVerdicts(earlier, st.run), History: history,
 		Previous: previousCase(earlier), SpotSample: c.Int("sample"), SpotWidth: c.Float64("spot-width"), SpotSeed: seed,
 		Reviewer: name, ReviewerFixed: fixed, Scope: scope, Filter: filter,
 		Out: screen, Width: width, Height: height, Pager: s.pager, Now: s.now, Catalog: cat,
@@ -259,21 +259,6 @@ func earlierOutcomes(dirs []string) func(c *run.Case) []run.Outcome {
 			}
 		}
 		return out
-	}
-}
-
-// runsPattern is a case's outcomes across the earlier runs and this one,
-// oldest first ("P P F"); nil without earlier runs.
-func runsPattern(history func(c *run.Case) []run.Outcome) func(c *run.Case) string {
-	if history == nil {
-		return nil
-	}
-	return func(c *run.Case) string {
-		var marks []string
-		for _, o := range append(history(c), c.Outcome) {
-			marks = append(marks, review.OutcomeMark(o))
-		}
-		return strings.Join(marks, " ")
 	}
 }
 

@@ -87,8 +87,8 @@ func (s *session) reviewCase(pos int) (move, error) {
 	}
 	ev.Render(s.Out, opt)
 	var runs string
-	if s.RunsPattern != nil {
-		if runs = s.RunsPattern(c); strings.Contains(runs, " ") && !blind {
+	if s.History != nil {
+		if runs = runsPattern(s.History(c), c.Outcome); strings.Contains(runs, " ") && !blind {
 			s.say("runs      %s (oldest first, this run last)\n", runs)
 		}
 	}
@@ -436,9 +436,19 @@ func pointsAtGrader(signals []string) bool {
 	return false
 }
 
-// OutcomeMark is an outcome's letter in a pattern such as "P F E":
+// runsPattern is a case's outcomes in the earlier runs and this one,
+// oldest first ("P P F").
+func runsPattern(earlier []run.Outcome, now run.Outcome) string {
+	marks := make([]string, 0, len(earlier)+1)
+	for _, o := range append(earlier, now) {
+		marks = append(marks, outcomeMark(o))
+	}
+	return strings.Join(marks, " ")
+}
+
+// outcomeMark is an outcome's letter in a pattern such as "P F E":
 // P passed, F failed, E errored, ? unknown.
-func OutcomeMark(o run.Outcome) string {
+func outcomeMark(o run.Outcome) string {
 	switch o {
 	case run.Passed:
 		return "P"

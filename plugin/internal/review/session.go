@@ -48,9 +48,6 @@ type Config struct {
 	Legacy   []feedback.LegacyNote // notes of an older-shaped feedback.json
 	Draft    *feedback.File        // the draft of an unfinished session, nil when none
 	Prior    map[int]PriorVerdict  // earlier runs' judgments by case index (carry-forward); may be nil
-	// RunsPattern gives a case's outcomes across earlier runs and this one,
-	// oldest first ("P P F"); nil when there are no earlier runs.
-	RunsPattern func(c *run.Case) string
 
 	Reviewer      string // proposed reviewer name
 	ReviewerFixed bool   // given by flag or environment: not asked
