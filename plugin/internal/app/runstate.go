@@ -147,27 +147,43 @@ func (st *runState) state(c *run.Case, verify bool) (string, *feedback.Case, err
 	if j == nil {
 		return stateUnreviewed, nil, nil
 	}
-	fresh := record.Quick(c, j)
-	if verify && fresh != record.Stale {
-		d, err := st.run.Detail(c)
-		if err != nil {
-			return "", j, err
-		}
-		seen, err := record.See(st.run, d)
-		if err != nil {
-			return "", j, clierr.Failure(err, err.Error(), "")
-		}
-		if fresh, err = record.Verify(st.run, d, seen, j); err != nil {
-			return "", j, clierr.Failure(err, err.Error(), "")
-		}
+	if fresh := record.Quick(c, j); !verify || fresh == record.Stale {
+		return stateOf(fresh, j), j, nil
 	}
+	d, err := st.run.Detail(c)
+	if err != nil {
+		return "", j, err
+	}
+	seen, err := record.See(st.run, d)
+	if err != nil {
+		return "", j, clierr.Failure(err, err.Error(), "")
+	}
+	return st.verified(d, seen)
+}
+
+// verified is c's state with its fingerprint checked against what d, the
+// case's Detail, shows (seen).
+func (st *runState) verified(d *run.Detail, seen record.Seen) (string, *feedback.Case, error) {
+	j := st.judgment(d.Case)
+	if j == nil {
+		return stateUnreviewed, nil, nil
+	}
+	fresh, err := record.Verify(st.run, d, seen, j)
+	if err != nil {
+		return "", j, clierr.Failure(err, err.Error(), "")
+	}
+	return stateOf(fresh, j), j, nil
+}
+
+// stateOf names an entry's state from its freshness.
+func stateOf(fresh record.Freshness, j *feedback.Case) string {
 	switch {
 	case fresh == record.Stale:
-		return stateStale, j, nil
+		return stateStale
 	case j.ReviewerKind == feedback.Agent:
-		return stateProposed, j, nil
+		return stateProposed
 	}
-	return stateReviewed, j, nil
+	return stateReviewed
 }
 
 // feedbackWarnings are what is wrong with the feedback file as this run's

@@ -3,8 +3,10 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/triage"
 )
@@ -68,7 +70,11 @@ func runShow(s *Streams, o showOptions) error {
 	if err != nil {
 		return err
 	}
-	state, j, err := st.state(cs, true)
+	seen, err := record.SeeWith(d, ev.Task) // the task bundle Collect read
+	if err != nil {
+		return clierr.Failure(err, err.Error(), "")
+	}
+	state, j, err := st.verified(d, seen)
 	if err != nil {
 		return err
 	}

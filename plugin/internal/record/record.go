@@ -38,6 +38,19 @@ func Snapshot(c *run.Case) *feedback.Automated {
 // run.Task reads: criteria, input, expected output, assertions) as compact
 // JSON.
 func Fingerprint(r *run.Run, d *run.Detail, version int) (string, error) {
+	var task *run.Task
+	if version >= 2 {
+		var err error
+		if task, err = r.Task(d); err != nil {
+			return "", err
+		}
+	}
+	return fingerprint(d, task, version)
+}
+
+// fingerprint is Fingerprint with the case's test definition already read
+// (version 2 only; nil: none).
+func fingerprint(d *run.Detail, task *run.Task, version int) (string, error) {
 	var closers []io.Closer
 	defer func() {
 		for _, c := range closers {
@@ -69,9 +82,8 @@ func Fingerprint(r *run.Run, d *run.Detail, version int) (string, error) {
 			return "", err
 		}
 	}
-	task, err := r.Task(d)
-	if err != nil {
-		return "", err
+	if task == nil {
+		task = &run.Task{}
 	}
 	if def := (testDef{task.Criteria, task.Input, task.Expected, task.Assertions}); def.Criteria != "" || def.Input != "" || def.Expected != "" || len(def.Assertions) > 0 {
 		b, err := json.Marshal(def)
@@ -116,7 +128,17 @@ type Seen struct {
 
 // See reads what case d of r shows now.
 func See(r *run.Run, d *run.Detail) (Seen, error) {
-	fp, err := Fingerprint(r, d, feedback.FingerprintVersion)
+	task, err := r.Task(d)
+	if err != nil {
+		return Seen{}, err
+	}
+	return SeeWith(d, task)
+}
+
+// SeeWith is See for a caller that has read the case's test definition
+// already (the evidence screen has): the task bundle is not read again.
+func SeeWith(d *run.Detail, task *run.Task) (Seen, error) {
+	fp, err := fingerprint(d, task, feedback.FingerprintVersion)
 	if err != nil {
 		return Seen{}, fmt.Errorf("cannot read what case %s shows: %w", d.Case.TestID, err)
 	}

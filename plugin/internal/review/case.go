@@ -49,7 +49,7 @@ func (s *session) reviewCase(pos int) (move, error) {
 	if err != nil {
 		return move{}, err
 	}
-	seen, err := record.See(s.Run, d)
+	seen, err := record.SeeWith(d, ev.Task) // the task bundle the screen read
 	if err != nil {
 		return move{}, err
 	}
