@@ -67,12 +67,8 @@ func (st *runState) loadView(s *Streams) error {
 	if err != nil {
 		return err
 	}
-	st.view, st.feedback, st.index = v, v.File, feedback.Bind(nil, st.run.CaseIDs())
-	for _, w := range st.feedbackWarnings() {
-		fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, termtext.SanitizeLine(w))
-	}
-	st.draft, err = feedback.LoadDraft(st.paths)
-	return err
+	st.view, st.feedback = v, v.File // the view binds the entries: no index
+	return st.loaded(s)
 }
 
 // openRun opens the run and works out its feedback paths, without reading
@@ -115,6 +111,12 @@ func (st *runState) loadReview(s *Streams) (err error) {
 		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
 			prog, termtext.SanitizeLine(st.paths.Feedback), len(st.legacy), termtext.SanitizeLine(st.paths.HistoryDir))
 	}
+	return st.loaded(s)
+}
+
+// loaded ends loadReview and loadView: it warns about the feedback file
+// and reads the draft.
+func (st *runState) loaded(s *Streams) (err error) {
 	for _, w := range st.feedbackWarnings() {
 		fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, termtext.SanitizeLine(w))
 	}
