@@ -63,7 +63,7 @@ func startPipeline(src io.Reader, outline bool, seed maphash.Seed) *pipeline {
 	for range parseWorkers {
 		go func() {
 			defer p.wg.Done()
-			sk := skimmer{in: interner{}}
+			sk := skimmer{in: interner{}, views: true}
 			a := arena{seed: seed}
 			if outline {
 				a.outlines = &outlines{graderSets: map[string][]GraderSummary{}, sampleSets: map[string][]SampleSummary{}}

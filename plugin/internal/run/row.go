@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"path"
+	"strings"
 )
 
 // rowWire is the part of a manifest row that Open needs (decoded by
@@ -265,7 +266,7 @@ func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError)
 	c := &take(&a.cases, 1)[0]
 	c.TestID, c.Suite, c.Target, c.Variant = h.TestID, h.Suite, h.Target, h.Variant
 	if a.outlines == nil {
-		c.EvalPath = h.EvalPath
+		c.EvalPath = strings.Clone(h.EvalPath) // a view of the line (skimmer.path)
 	}
 	c.Score, c.ExecutionStatus, c.Outcome = h.Score, h.ExecutionStatus, h.Outcome
 	c.Error, c.FailureStage = h.Error, h.FailureStage

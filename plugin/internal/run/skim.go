@@ -1,12 +1,12 @@
 package run
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"agentv-review/plugin/internal/jsonnum"
 )
@@ -47,6 +47,12 @@ type skimmer struct {
 	strs   []string
 	floats []float64
 	ints   []int
+	open   []byte // skipNested's stack
+
+	escaped bool // the string rawString read last has an escape
+	// views, set for Open's rows, lets path read a string as a view of
+	// the line instead of a copy (see path).
+	views bool
 }
 
 // row decodes the light fields of line. The result is owned by s.
@@ -150,7 +156,7 @@ func (s *skimmer) object(member func(key []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if bytes.IndexByte(key, '\\') >= 0 {
+		if s.escaped {
 			var k string
 			if json.Unmarshal(s.b[s.i-len(key)-2:s.i], &k) != nil {
 				return s.fail("invalid member name")
@@ -211,7 +217,8 @@ func (s *skimmer) array(elem func() error) error {
 // only JSON's escapes, as encoding/json (and AgentV's JSON.parse) require.
 func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
-	end, ok := stringEnd(s.b, start)
+	end, ok, escaped := stringEnd(s.b, start)
+	s.escaped = escaped
 	switch {
 	case !ok:
 		s.i = end
@@ -226,21 +233,23 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 
 // stringEnd scans a string body from i: it returns the index of the
 // closing quote (len(b) when there is none), or ok false and the index of
-// a control character or bad escape.
-func stringEnd(b []byte, i int) (end int, ok bool) {
+// a control character or bad escape; escaped tells whether the body has an
+// escape.
+func stringEnd(b []byte, i int) (end int, ok, escaped bool) {
 	for {
 		i = stringRun(b, i)
 		if i == len(b) || b[i] == '"' {
-			return i, true
+			return i, true, escaped
 		}
 		if b[i] < 0x20 {
-			return i, false
+			return i, false, escaped
 		}
 		n := escapeLen(b[i:])
 		if n == 0 {
-			return i, false
+			return i, false, escaped
 		}
 		i += n
+		escaped = true
 	}
 }
 
@@ -267,27 +276,6 @@ func escapeLen(b []byte) int {
 	return 0
 }
 
-// stringRun returns the index of the first quote, backslash or control
-// character from i on, checking eight bytes at a time; len(b) when none.
-func stringRun(b []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, bs := x^ones*'"', x^ones*'\\'
-		// Each term flags a byte that is zero (q, bs) or below 0x20 (x);
-		// a flag is only ever wrong above a real hit, so a hit is real.
-		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
-
 // plainRun returns the index of the first byte from i on that may need a
 // look (a control character or a backslash), checking eight bytes at a
 // time; len(raw) when there is none.
@@ -305,19 +293,134 @@ func plainRun(raw []byte, i int) int {
 	return i
 }
 
-// skip reads and discards any value.
+// skip reads and discards any value, checking it as encoding/json would.
+// Nested values are walked by skipNested, without recursion.
 func (s *skimmer) skip() error {
 	switch s.peek() {
 	case '"':
 		_, err := s.rawString()
 		return err
-	case '{':
-		return s.object(func([]byte) error { return s.skip() })
-	case '[':
-		return s.array(s.skip)
+	case '{', '[':
+		return s.skipNested()
 	}
 	_, err := s.literal()
 	return err
+}
+
+// skipNested skips the object or array at s.i. Most of a manifest row's
+// bytes are in values nobody reads (grader prompts, assertions, metadata
+// objects): this loop walks them with one explicit stack of open brackets
+// instead of a call per member, and checks the same grammar as object and
+// array.
+func (s *skimmer) skipNested() error {
+	b, i := s.b, s.i
+	open := s.open[:0] // the brackets still open, innermost last
+	defer func() { s.open = open[:0] }()
+	fail := func(msg string) error {
+		s.i = i
+		return s.fail(msg)
+	}
+	const (
+		wantValue = iota // a value (or, right after '[', the ']')
+		wantKey          // a member name (or, right after '{', the '}')
+		wantNext         // ',' or the closing bracket
+	)
+	state, first := wantValue, false
+	for {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+		if i == len(b) {
+			return fail("unexpected end of input")
+		}
+		c := b[i]
+		switch state {
+		case wantValue:
+			switch c {
+			case '{', '[':
+				if s.depth+len(open) >= maxDepth {
+					return fail("nested too deeply")
+				}
+				open = append(open, c)
+				i++
+				state, first = wantValue, true
+				if c == '{' {
+					state = wantKey
+				}
+				continue
+			case ']':
+				if !first {
+					return fail("invalid value")
+				}
+				open = open[:len(open)-1]
+				i++
+			case '"':
+				end, ok, _ := stringEnd(b, i+1)
+				if !ok || end == len(b) {
+					i = end
+					return fail("invalid character or escape in string")
+				}
+				i = end + 1
+			default:
+				start := i
+				for i < len(b) && isLiteralByte(b[i]) {
+					i++
+				}
+				switch lit := b[start:i]; string(lit) {
+				case "true", "false", "null":
+				default:
+					if !jsonnum.Valid(lit) {
+						i = start
+						return fail("invalid value")
+					}
+				}
+			}
+		case wantKey:
+			switch {
+			case c == '}' && first:
+				open = open[:len(open)-1]
+				i++
+			case c != '"':
+				return fail("expected a member name")
+			default:
+				end, ok, _ := stringEnd(b, i+1)
+				if !ok || end == len(b) {
+					i = end
+					return fail("invalid member name")
+				}
+				for i = end + 1; i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'); i++ {
+				}
+				if i == len(b) || b[i] != ':' {
+					return fail("expected ':' after a member name")
+				}
+				i++
+				state, first = wantValue, false
+				continue
+			}
+		case wantNext:
+			top := open[len(open)-1]
+			switch {
+			case c == ',':
+				i++
+				state, first = wantValue, false
+				if top == '{' {
+					state = wantKey
+				}
+				continue
+			case c == '}' && top == '{', c == ']' && top == '[':
+				open = open[:len(open)-1]
+				i++
+			default:
+				return fail("expected ',' or a closing bracket")
+			}
+		}
+		// A value ended.
+		if len(open) == 0 {
+			s.i = i
+			return nil
+		}
+		state, first = wantNext, false
+	}
 }
 
 // literal reads true, false, null or a number.
@@ -368,7 +471,7 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 			return err
 		}
 		switch {
-		case bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw):
+		case s.escaped || !utf8.Valid(raw):
 			if json.Unmarshal(s.b[start:s.i], dst) != nil {
 				return s.fail("invalid string")
 			}
@@ -387,6 +490,24 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 	}
 	*dst = "" // a value of another type counts as absent, even after an earlier duplicate
 	return s.mistyped(field)
+}
+
+// path is strPtr for a path that Open only tests or hashes, never keeps
+// (workspace_path, result_dir, grading_path, ...). With s.views set, a
+// plain string is a view of the line, valid only until the line's buffer
+// is reused: parseRow must not let it escape.
+func (s *skimmer) path(dst **string, field string) error {
+	if !s.views || s.peek() != '"' {
+		return s.strPtr(dst, field)
+	}
+	start := s.i
+	raw, err := s.rawString()
+	if err != nil || s.escaped || !utf8.Valid(raw) {
+		s.i = start
+		return s.strPtr(dst, field)
+	}
+	*dst = stored(&s.strs, unsafe.String(unsafe.SliceData(raw), len(raw)))
+	return nil
 }
 
 // strPtr reads a string into *dst; null sets it to nil.
@@ -515,9 +636,9 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 	case "variant":
 		return s.istr(&w.Variant, "variant")
 	case "eval_path":
-		return s.strPtr(&w.EvalPath, "eval_path")
+		return s.path(&w.EvalPath, "eval_path")
 	case "evalPath":
-		return s.strPtr(&w.EvalPathCamel, "evalPath")
+		return s.path(&w.EvalPathCamel, "evalPath")
 	case "score":
 		return s.float(&w.Score, "score")
 	case "execution_status":
@@ -541,25 +662,25 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 	case "trials":
 		return list(s, &w.Trials, "trials", s.repeatField)
 	case "workspace_path":
-		return s.strPtr(&w.WorkspacePath, "workspace_path")
+		return s.path(&w.WorkspacePath, "workspace_path")
 	case "workspacePath":
-		return s.strPtr(&w.WorkspacePathCamel, "workspacePath")
+		return s.path(&w.WorkspacePathCamel, "workspacePath")
 	case "file_changes_path":
-		return s.strPtr(&w.FileChangesPath, "file_changes_path")
+		return s.path(&w.FileChangesPath, "file_changes_path")
 	case "fileChangesPath":
-		return s.strPtr(&w.FileChangesPathCamel, "fileChangesPath")
+		return s.path(&w.FileChangesPathCamel, "fileChangesPath")
 	case "result_dir":
-		return s.strPtr(&w.ResultDir, "result_dir")
+		return s.path(&w.ResultDir, "result_dir")
 	case "resultDir":
-		return s.strPtr(&w.ResultDirCamel, "resultDir")
+		return s.path(&w.ResultDirCamel, "resultDir")
 	case "artifact_dir":
-		return s.strPtr(&w.ArtifactDir, "artifact_dir")
+		return s.path(&w.ArtifactDir, "artifact_dir")
 	case "artifactDir":
-		return s.strPtr(&w.ArtifactDirCaml, "artifactDir")
+		return s.path(&w.ArtifactDirCaml, "artifactDir")
 	case "grading_path":
-		return s.strPtr(&w.GradingPath, "grading_path")
+		return s.path(&w.GradingPath, "grading_path")
 	case "gradingPath":
-		return s.strPtr(&w.GradingPathCaml, "gradingPath")
+		return s.path(&w.GradingPathCaml, "gradingPath")
 	}
 	return s.skip()
 }

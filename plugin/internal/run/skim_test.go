@@ -111,15 +111,15 @@ func FuzzSkimRow(f *testing.F) {
 }
 
 // TestStringEndEveryPosition puts each kind of byte that needs a look at
-// every position of a string longer than two words, so both the eight-byte
-// scan and the byte loop meet it.
+// every position of a string longer than two 32-byte blocks, so every stage
+// of stringRun (32 and 16 bytes at a time, then byte by byte) meets it.
 func TestStringEndEveryPosition(t *testing.T) {
 	for _, special := range []string{"\x00", "\x1f", "\x7f", "\xff", `\n`, `\u00e9`, `\q`, `\u12g4`, `\`, "\t", `\"`, `\\`, "\x22"} {
-		for pos := range 20 {
-			body := []byte("abcdefghijklmnopqrstu")[:pos]
+		for pos := range 70 {
+			body := bytes.Repeat([]byte("abcdefghijklmnopqrstu"), 4)[:pos]
 			body = append(append(body, special...), "vwxyz0123"...)
 			want := json.Valid(append(append([]byte{'"'}, body...), '"'))
-			end, ok := stringEnd(append(body, '"'), 0)
+			end, ok, _ := stringEnd(append(body, '"'), 0)
 			if got := ok && end == len(body); got != want {
 				t.Errorf("%q: valid %v, encoding/json says %v", body, got, want)
 			}

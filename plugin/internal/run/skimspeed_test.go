@@ -1,0 +1,50 @@
+package run
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkSkimLines is the row decoder alone, as Open's workers run it,
+// on one core: every line of the generated 10k-row 4.42.4 manifest, already
+// in memory (run with -cpu 1 to compare per-core throughput).
+func BenchmarkSkimLines(b *testing.B) {
+	dir, _ := generatedRun(b, "442", 10_000)
+	data, err := os.ReadFile(filepath.Join(dir, "index.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	sk := skimmer{in: interner{}, views: true}
+	for b.Loop() {
+		for _, l := range lines {
+			if _, _, err := checkRow(l, &sk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// FuzzStringRun: stringRun (SSE2 on amd64, eight bytes at a time
+// elsewhere) finds the first quote, backslash or control character from
+// every start, as a byte loop does.
+func FuzzStringRun(f *testing.F) {
+	f.Add([]byte(`abc"def\ghi`), 0)
+	f.Add(bytes.Repeat([]byte("0123456789abcdef"), 5), 3)
+	f.Add(append(bytes.Repeat([]byte{'x'}, 47), 0x1f, 0x20, 0x7f, 0x80, 0xff), 1)
+	f.Fuzz(func(t *testing.T, b []byte, start int) {
+		if start < 0 || start > len(b) {
+			start = 0
+		}
+		want := start
+		for want < len(b) && b[want] != '"' && b[want] != '\\' && b[want] >= 0x20 {
+			want++
+		}
+		if got := stringRun(b, start); got != want {
+			t.Fatalf("stringRun(%q, %d) = %d, want %d", b, start, got, want)
+		}
+	})
+}
