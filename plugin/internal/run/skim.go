@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -42,7 +43,8 @@ type skimmer struct {
 	// in, when set, shares the repeated strings (targets, suites, grader
 	// names, ...); see istr.
 	in     interner
-	lately [4]string // strings recently kept, see recent
+	lately [4]string  // strings recently kept, see recent
+	seen   [64]string // a direct-mapped cache in front of in, see shared
 	// Backing stores for the rowWire's pointers, reused from row to row.
 	strs   []string
 	floats []float64
@@ -88,6 +90,21 @@ func (s *skimmer) recent(raw []byte) string {
 		s.lately[0] = r
 	}
 	return r
+}
+
+// shared is s.in.bytes(raw) with a small cache in front: a manifest
+// repeats a handful of targets, suites and grader names and types on
+// every row, and comparing with one cached string is cheaper than a map
+// lookup.
+func (s *skimmer) shared(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	slot := &s.seen[(uint(len(raw))*31+uint(raw[0])*7+uint(raw[len(raw)-1]))&63]
+	if *slot != string(raw) {
+		*slot = s.in.bytes(raw)
+	}
+	return *slot
 }
 
 // stored appends v to *store and returns a pointer to it. Growing the store
@@ -237,7 +254,17 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 // escape.
 func stringEnd(b []byte, i int) (end int, ok, escaped bool) {
 	for {
-		i = stringRun(b, i)
+		// Most strings are short (member names, enums, ids): the first
+		// word is looked at here, without a call.
+		if i+8 <= len(b) {
+			if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+			} else {
+				i = stringRun(b, i+8)
+			}
+		} else {
+			i = stringRun(b, i)
+		}
 		if i == len(b) || b[i] == '"' {
 			return i, true, escaped
 		}
@@ -251,6 +278,15 @@ func stringEnd(b []byte, i int) (end int, ok, escaped bool) {
 		i += n
 		escaped = true
 	}
+}
+
+// specialBytes flags (with its high bit) each byte of the little-endian
+// word x that is a quote, a backslash or a control character. A flag can
+// be wrong only above a real one, so the lowest flag is always right.
+func specialBytes(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^ones*'"', x^ones*'\\'
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // escapeLen is the length of the valid JSON escape at the start of b (which
@@ -479,7 +515,7 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 				*dst = s.in.get(*dst)
 			}
 		case intern && s.in != nil:
-			*dst = s.in.bytes(raw)
+			*dst = s.shared(raw)
 		default:
 			*dst = s.recent(raw)
 		}
@@ -545,8 +581,8 @@ func (s *skimmer) float(dst **float64, field string) error {
 		if err != nil {
 			return err
 		}
-		v, perr := strconv.ParseFloat(string(lit), 64)
-		if perr != nil {
+		v, ok := parseNumber(lit)
+		if !ok {
 			s.i = start
 			*dst = nil
 			return s.mistyped(field) // out of range, as encoding/json

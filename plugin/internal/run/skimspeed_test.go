@@ -2,9 +2,13 @@ package run
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+
+	"agentv-review/plugin/internal/jsonnum"
 )
 
 // BenchmarkSkimLines is the row decoder alone, as Open's workers run it,
@@ -45,6 +49,24 @@ func FuzzStringRun(f *testing.F) {
 		}
 		if got := stringRun(b, start); got != want {
 			t.Fatalf("stringRun(%q, %d) = %d, want %d", b, start, got, want)
+		}
+	})
+}
+
+// FuzzParseNumber: parseNumber's fast path gives the bits
+// strconv.ParseFloat gives, for every JSON number.
+func FuzzParseNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1", "0.5", "0.8347", "-12.25", "123456789012345", "1234567890123456", "0.1234567890123456789", "1e5", "1.5E-3", "9007199254740993", "0.000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !jsonnum.Valid([]byte(s)) {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		got, ok := parseNumber([]byte(s))
+		if ok != (err == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("parseNumber(%q) = %v, %v; strconv says %v, %v", s, got, ok, want, err)
 		}
 	})
 }
