@@ -2,37 +2,41 @@
 # bench/run.sh — time agentv-review against AgentV 4.42.4 and plain Unix tools
 # on the same synthetic runs (written by bench/gen, cached between calls).
 #
-#   bench/run.sh [--flat] [--cache DIR] [--sizes "1000 10000 100000"] [--repeat N] [--agentv-timeout SECS]
+#   bench/run.sh [--cache DIR] [--sizes "1000 10000 100000 1000000"] [--layouts "442 v5 flat"]
+#                [--repeat N] [--agentv-timeout SECS]
 #
-# For each generated run it times (best of --repeat, wall clock; peak RSS from
-# /usr/bin/time): agentv-review status --json, agentv-review list --json,
-# `agentv results summary` (AgentV 4.42.4; reads only the 4.42.4 layout),
-# jq selecting failures from the manifest, and wc -l on the manifest. For
-# the 442 runs it then reviews the run: apply of one agent answer per case
-# (the feedback file apply writes), status --json of the reviewed run, and
-# validate of that file, beside wc -l on it. Then it checks the targets:
-# status >= 50x faster than agentv results summary, status <= 3x wc -l,
-# peak RSS of status/list <= 64 MiB, --help < 10 ms; reviewed status <=
-# 1.5x status and <= 64 MiB, validate <= 2 s, apply <= 3 s and apply growing
-# <= 11x from 10k to 100k rows.
+# For each generated run (every size in every layout) it times (best of
+# --repeat, wall clock; peak RSS from /usr/bin/time): agentv-review status
+# --json, list --json and show --json of the middle case, `agentv results
+# summary` (AgentV 4.42.4; reads only the 4.42.4 layout), jq selecting
+# failures from the manifest, and wc -l on the manifest. For the 442 runs of
+# at most 100k rows it then reviews the run: apply of one agent answer per
+# case (the feedback file apply writes), status --json of the reviewed run,
+# and validate of that file, beside wc -l on it. Then it checks the targets:
+# status >= 50x faster than agentv results summary and <= 3x wc -l at 100k
+# rows; list <= 1.5x status and show <= 0.5x status; peak RSS of status,
+# list and show <= 64 MiB; 1M rows taking <= 11x the 100k time; --help <
+# 10 ms; reviewed status <= 1.5x status and <= 64 MiB, validate <= 2 s,
+# apply <= 3 s and apply growing <= 11x from 10k to 100k rows. It prints the
+# load average before and after: quote it with the figures.
 #
 # Runs live in $CACHE/runs-<tree hash of bench/gen>/ (regenerated when the
-# generator changes); --flat adds a ~1 GiB flat JSONL file. The default cache
-# is ${XDG_CACHE_HOME:-~/.cache}/agentv-review-bench-sh.
+# generator changes; a 1M-row run is about 5 GB). The default cache is
+# ${XDG_CACHE_HOME:-~/.cache}/agentv-review-bench-sh.
 set -euo pipefail
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
 die() { echo "bench/run.sh: $*" >&2; exit 1; }
 
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/agentv-review-bench-sh"
-SIZES="1000 10000 100000"
+SIZES="1000 10000 100000 1000000"
+LAYOUTS="442 v5 flat"
 REPEAT=3
-FLAT=0
 AGENTV_TIMEOUT=300
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--flat) FLAT=1 ;;
+	--layouts) [ $# -ge 2 ] || die "--layouts needs a list, e.g. \"442 flat\""; LAYOUTS="$2"; shift ;;
 	--cache) [ $# -ge 2 ] || die "--cache needs a folder"; CACHE="$2"; shift ;;
 	--sizes) [ $# -ge 2 ] || die "--sizes needs a list, e.g. \"1000 10000\""; SIZES="$2"; shift ;;
 	--repeat) [ $# -ge 2 ] || die "--repeat needs a number"; REPEAT="$2"; shift ;;
@@ -100,15 +104,16 @@ gen() {
 NAMES=()
 for n in $SIZES; do
 	case "$n" in '' | *[!0-9]*) die "--sizes: '$n' is not a number" ;; esac
-	for layout in 442 v5; do
-		gen "$layout-$n" -layout "$layout" -rows "$n" -seed 1 -big-answers 3 -out "$RUNS/$layout-$n/$RUN_ID"
+	for layout in $LAYOUTS; do
+		case "$layout" in
+		442 | v5) out="$RUNS/$layout-$n/$RUN_ID" ;;
+		flat) out="$RUNS/$layout-$n/eval_$RUN_ID.jsonl" ;;
+		*) die "--layouts: '$layout' is not 442, v5 or flat" ;;
+		esac
+		gen "$layout-$n" -layout "$layout" -rows "$n" -seed 1 -big-answers 3 -flat-size 0 -out "$out"
 		NAMES+=("$layout-$n")
 	done
 done
-if [ "$FLAT" = 1 ]; then
-	gen flat-1g -layout flat -rows 1000 -seed 1 -big-answers 3 -flat-size $((1 << 30)) -out "$RUNS/flat-1g/eval_$RUN_ID.jsonl"
-	NAMES+=(flat-1g)
-fi
 
 # --- timing -----------------------------------------------------------------
 # measure LIMIT CMD... runs CMD (stdout discarded) up to $REPEAT times and sets
@@ -166,8 +171,9 @@ check() { # label ok(0/1) detail
 	if [ "$2" = 1 ]; then echo "  ok    $1: $3"; else echo "  MISS  $1: $3"; FAILS=$((FAILS + 1)); fi
 }
 
-printf '\n%-12s %8s %10s %8s | %-22s %-22s %-24s %-12s %-10s | %9s %9s\n' \
-	run rows manifest gen status list "agentv summary" jq "wc -l" status/wc agentv/st
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '\n%-13s %8s %10s %8s | %-20s %-20s %-20s %-22s %-12s %-10s | %9s %9s %8s %8s\n' \
+	run rows manifest gen status list show "agentv summary" jq "wc -l" status/wc agentv/st list/st show/st
 RESULTS=()
 for name in "${NAMES[@]}"; do
 	dir="$RUNS/$name"
@@ -178,29 +184,35 @@ for name in "${NAMES[@]}"; do
 	target="$dir/$RUN_ID"
 	[ "${name%%-*}" = flat ] && target="$manifest"
 
-	st_ms=- st_kb="" li_ms=- li_kb="" av_ms=- av_kb="" av_to=0
+	st_ms=- st_kb="" li_ms=- li_kb="" sh_ms=- sh_kb="" av_ms=- av_kb="" av_to=0 jq_ms=-
 	if [ -n "$BIN" ]; then
 		measure 0 "$BIN" status --json "$target"
 		st_ms=$BEST_MS st_kb=$BEST_KB
 		measure 0 "$BIN" list --json "$target"
 		li_ms=$BEST_MS li_kb=$BEST_KB
+		measure 0 "$BIN" show --json "$target" "#$(($(jq -r .cases "$dir/gen.json") / 2))"
+		sh_ms=$BEST_MS sh_kb=$BEST_KB
 	fi
 	if [ -n "$AGENTV" ] && [ "${name%%-*}" = 442 ]; then
 		measure "$AGENTV_TIMEOUT" "$AGENTV" results summary "$target"
 		av_ms=$BEST_MS av_kb=$BEST_KB av_to=$TIMED_OUT
 	fi
-	measure 0 jq -c 'select(.execution_status != "ok")' "$manifest"
-	jq_ms=$BEST_MS
+	if [ "$rows" -le 100000 ]; then # jq reads about 50 MB/s: not for 5 GB
+		measure 0 jq -c 'select(.execution_status != "ok")' "$manifest"
+		jq_ms=$BEST_MS
+	fi
 	measure 0 wc -l "$manifest"
 	wc_ms=$BEST_MS
 
 	st_wc=$(ratio "$st_ms" "$wc_ms")
 	av_st=$(ratio "$av_ms" "$st_ms")
 	[ "$av_to" = 1 ] && av_st=">$av_st"
-	printf '%-12s %8s %10s %7ss | %-22s %-22s %-24s %-12s %-10s | %9s %9s\n' \
-		"$name" "$rows" "$mb" "$gen_s" "$(fmt_ms "$st_ms" "$st_kb")" "$(fmt_ms "$li_ms" "$li_kb")" \
-		"$(fmt_ms "$av_ms" "$av_kb" "$av_to")" "$(fmt_ms "$jq_ms")" "$(fmt_ms "$wc_ms")" "$st_wc" "$av_st"
-	RESULTS+=("$name|$st_ms|$st_kb|$li_kb|$st_wc|$av_st")
+	li_st=$(ratio "$li_ms" "$st_ms")
+	sh_st=$(ratio "$sh_ms" "$st_ms")
+	printf '%-13s %8s %10s %7ss | %-20s %-20s %-20s %-22s %-12s %-10s | %9s %9s %8s %8s\n' \
+		"$name" "$rows" "$mb" "$gen_s" "$(fmt_ms "$st_ms" "$st_kb")" "$(fmt_ms "$li_ms" "$li_kb")" "$(fmt_ms "$sh_ms" "$sh_kb")" \
+		"$(fmt_ms "$av_ms" "$av_kb" "$av_to")" "$(fmt_ms "$jq_ms")" "$(fmt_ms "$wc_ms")" "$st_wc" "$av_st" "$li_st" "$sh_st"
+	RESULTS+=("$name|$rows|$st_ms|$st_kb|$li_ms|$li_kb|$sh_ms|$sh_kb|$st_wc|$av_st|$li_st|$sh_st")
 done
 echo "(agentv summary: 4.42.4 reads only the 442 layout; '>N s' = stopped after --agentv-timeout, the ratio is then a lower bound)"
 
@@ -211,8 +223,8 @@ REVIEWED=()
 if [ -n "$BIN" ]; then
 	printf '\n%-12s %8s | %-22s %-22s %-22s %-12s | %9s\n' run answers apply "status (reviewed)" validate "wc -l fb" "rev/st"
 	for r in "${RESULTS[@]}"; do
-		IFS='|' read -r name st_ms _ <<<"$r"
-		[ "${name%%-*}" = 442 ] || continue
+		IFS='|' read -r name rows st_ms _ <<<"$r"
+		[ "${name%%-*}" = 442 ] && [ "$rows" -le 100000 ] || continue
 		dir="$RUNS/$name"
 		target="$dir/$RUN_ID"
 		if [ ! -s "$dir/answers.jsonl" ]; then
@@ -243,16 +255,33 @@ if [ -n "$BIN" ]; then
 	help_ms=$BEST_MS
 	check "agentv-review --help < 10 ms" "$(awk -v m="$help_ms" 'BEGIN{print (m<10)?1:0}')" "$help_ms ms"
 fi
+le() { awk -v a="$1" -v b="$2" 'BEGIN{print (a<=b)?1:0}'; } # a <= b -> 1/0
+mib() { awk -v k="$1" 'BEGIN{printf "%.1f MiB", k/1024}'; }
 for r in "${RESULTS[@]}"; do
-	IFS='|' read -r name st_ms st_kb li_kb st_wc av_st <<<"$r"
+	IFS='|' read -r name rows st_ms st_kb li_ms li_kb sh_ms sh_kb st_wc av_st li_st sh_st <<<"$r"
 	[ -n "$BIN" ] || continue
-	for pair in "status:$st_kb" "list:$li_kb"; do
+	for pair in "status:$st_kb" "list:$li_kb" "show:$sh_kb"; do
 		kb=${pair#*:}
-		[ -n "$kb" ] && check "$name ${pair%%:*} peak RSS <= 64 MiB" "$(awk -v k="$kb" 'BEGIN{print (k<=65536)?1:0}')" "$(awk -v k="$kb" 'BEGIN{printf "%.1f MiB", k/1024}')"
+		[ -n "$kb" ] && check "$name ${pair%%:*} peak RSS <= 64 MiB" "$(le "$kb" 65536)" "$(mib "$kb")"
 	done
-	[ "$st_wc" != - ] && check "$name status <= 3x wc -l" "$(awk -v r="$st_wc" 'BEGIN{print (r<=3)?1:0}')" "${st_wc}x"
-	if [ "$av_st" != - ]; then
-		check "$name status >= 50x faster than agentv results summary" "$(awk -v r="${av_st#>}" 'BEGIN{print (r>=50)?1:0}')" "${av_st}x"
+	if [ "$rows" = 100000 ]; then
+		[ "$st_wc" != - ] && check "$name status <= 3x wc -l" "$(le "$st_wc" 3)" "${st_wc}x"
+		if [ "$av_st" != - ]; then
+			check "$name status >= 50x faster than agentv results summary" "$(le 50 "${av_st#>}")" "${av_st}x"
+		fi
+	fi
+	[ "$li_st" != - ] && check "$name list <= 1.5x status" "$(le "$li_st" 1.5)" "${li_st}x"
+	[ "$sh_st" != - ] && check "$name show <= 0.5x status" "$(le "$sh_st" 0.5)" "${sh_st}x"
+	if [ "$rows" = 1000000 ]; then # against the same layout at 100k rows
+		for r100 in "${RESULTS[@]}"; do
+			IFS='|' read -r n100 rows100 st100 _ li100 _ sh100 _ <<<"$r100"
+			[ "$n100" = "${name%%-*}-100000" ] || continue
+			for pair in "status:$st_ms:$st100" "list:$li_ms:$li100" "show:$sh_ms:$sh100"; do
+				IFS=: read -r what big small <<<"$pair"
+				g=$(ratio "$big" "$small")
+				[ "$g" != - ] && check "$name $what <= 11x the 100k time" "$(le "$g" 11)" "${g}x"
+			done
+		done
 	fi
 done
 apply_10k="" apply_100k=""
@@ -261,7 +290,7 @@ for r in "${REVIEWED[@]}"; do
 	[ "$name" = 442-10000 ] && apply_10k=$ap_ms
 	[ "$name" = 442-100000 ] && apply_100k=$ap_ms
 	[ "$rev_st" != - ] && check "$name reviewed status <= 1.5x status" "$(awk -v r="$rev_st" 'BEGIN{print (r<=1.5)?1:0}')" "${rev_st}x"
-	[ -n "$rs_kb" ] && check "$name reviewed status peak RSS <= 64 MiB" "$(awk -v k="$rs_kb" 'BEGIN{print (k<=65536)?1:0}')" "$(awk -v k="$rs_kb" 'BEGIN{printf "%.1f MiB", k/1024}')"
+	[ -n "$rs_kb" ] && check "$name reviewed status peak RSS <= 64 MiB" "$(le "$rs_kb" 65536)" "$(mib "$rs_kb")"
 	case "$va_ms" in err | "") ;; *) check "$name validate <= 2 s" "$(awk -v m="$va_ms" 'BEGIN{print (m<=2000)?1:0}')" "$va_ms ms" ;; esac
 	case "$ap_ms" in err | "") ;; *) check "$name apply <= 3 s" "$(awk -v m="$ap_ms" 'BEGIN{print (m<=3000)?1:0}')" "$ap_ms ms" ;; esac
 done
@@ -270,4 +299,5 @@ if [ -n "$apply_10k" ] && [ -n "$apply_100k" ]; then
 	[ "$growth" != - ] && check "apply grows <= 11x from 10k to 100k rows" "$(awk -v r="$growth" 'BEGIN{print (r<=11)?1:0}')" "${growth}x"
 fi
 echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$FAILS target(s) missed. Runs: $RUNS"
