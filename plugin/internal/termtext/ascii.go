@@ -12,14 +12,16 @@ import (
 // locale is not UTF-8.
 var asciiFallbacks = map[rune]string{
 	'—': "--", '–': "-", '─': "-", '·': "-", '•': "*", '…': "...", '✓': "+", '✗': "x", '▲': "^",
-	'→': "->", '←': "<-", '≤': "<=", '≥': ">=", '×': "x", '±': "+/-", 'κ': "kappa", '␛': "^[", '␇': "^G",
+	'→': "->", '←': "<-", '≤': "<=", '≥': ">=", '×': "x", '±': "+/-", 'κ': "kappa",
 	'⏎': "<CR>", '‘': "'", '’': "'", '“': `"`, '”': `"`, '❯': ">",
 }
 
 // ASCIIWriter passes ASCII through unchanged — escape sequences the program
 // itself writes (cursor movement, colours) included — and writes every
-// other character as ASCII: the fallback of a character agentv-review
-// draws, else <U+XXXX>; an invalid byte as \xNN. A terminal whose locale is
+// other character as ASCII: a Control Picture (what Sanitize makes of a
+// control character) in caret notation ("␛" → "^[", "␡" → "^?"), the
+// fallback of a character agentv-review draws, else <U+XXXX>; an invalid
+// byte as \xNN. A terminal whose locale is
 // not UTF-8 reads the bytes of a UTF-8 character as Latin-1, where
 // 0x80–0x9F are C1 controls (0x9B is CSI): through this writer no such byte
 // reaches it. Text from runs must still pass Sanitize first, which makes
@@ -52,6 +54,10 @@ func (a *ASCIIWriter) Write(p []byte) (int, error) {
 		switch fb, ok := asciiFallbacks[r]; {
 		case r == utf8.RuneError && size == 1:
 			out = fmt.Appendf(out, "\\x%02X", c)
+		case r >= 0x2400 && r < 0x2420:
+			out = append(out, '^', byte(r-0x2400+0x40)) // ␀ … ␟ → ^@ … ^_
+		case r == '␡':
+			out = append(out, "^?"...)
 		case ok:
 			out = append(out, fb...)
 		default:

@@ -86,14 +86,3 @@ func wrapParagraph(lines []string, p string, cells int) []string {
 	}
 	return append(lines, last)
 }
-
-// Head returns the first maxLines lines of Wrap(s, cells) and how many
-// wrapped lines were left out.
-func Head(s string, maxLines, cells int) (lines []string, more int) {
-	lines = Wrap(s, cells)
-	maxLines = max(maxLines, 0)
-	if len(lines) <= maxLines {
-		return lines, 0
-	}
-	return lines[:maxLines], len(lines) - maxLines
-}

@@ -139,19 +139,6 @@ func TestWrapProperties(t *testing.T) {
 	}
 }
 
-func TestHead(t *testing.T) {
-	long := termtext.Sanitize(readHazard(t, "long-output/outputs/answer.md"))
-	all := termtext.Wrap(long, 80)
-	lines, more := termtext.Head(long, 3, 80)
-	if !reflect.DeepEqual(lines, all[:3]) || more != len(all)-3 || more < 1000 {
-		t.Errorf("Head(long answer, 3, 80) = %d lines, %d more; want 3 and %d", len(lines), more, len(all)-3)
-	}
-	lines, more = termtext.Head("a\nb", 5, 80)
-	if !reflect.DeepEqual(lines, []string{"a", "b"}) || more != 0 {
-		t.Errorf(`Head("a\nb", 5, 80) = %q, %d; want [a b], 0`, lines, more)
-	}
-}
-
 // assertClusters checks that parts appear in s in order and that each one
 // starts and ends on a grapheme cluster boundary of s.
 func assertClusters(t *testing.T, s string, parts []string) {
@@ -173,13 +160,5 @@ func assertClusters(t *testing.T, s string, parts []string) {
 			t.Fatalf("%q (bytes %d-%d) splits a grapheme cluster of %.60q", p, start, end, s)
 		}
 		off += i + len(p)
-	}
-}
-
-func BenchmarkHead(b *testing.B) {
-	answer := termtext.Sanitize(readHazard(b, "long-output/outputs/answer.md"))
-	b.SetBytes(int64(len(answer)))
-	for b.Loop() {
-		termtext.Head(answer, 20, 100)
 	}
 }

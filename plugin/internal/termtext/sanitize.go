@@ -34,21 +34,21 @@
 // The policy above writes UTF-8, whose multi-byte characters contain bytes
 // 0x80–0x9F (every Control Picture does: "␛" is E2 90 9B). A terminal whose
 // locale is not UTF-8 reads each byte as a character, and an 8-bit one reads
-// 0x80–0x9F as C1 controls (0x9B is CSI). For such a terminal, a Sanitizer
-// made with New(ASCII) writes 7-bit ASCII only:
+// 0x80–0x9F as C1 controls (0x9B is CSI). Output to such a terminal goes
+// through an ASCIIWriter (or ASCIITerminal), which writes 7-bit ASCII only,
+// so sanitised text reaches it as:
 //
-//   - C0 controls and DEL in caret notation: ESC → "^[", BEL → "^G", DEL → "^?";
-//     SanitizeLine shows a line break as "^J".
+//   - C0 controls and DEL in caret notation: ESC → "^[", BEL → "^G", DEL → "^?"
+//     (from their Control Pictures); SanitizeLine's "⏎" as "<CR>".
 //   - C1 controls U+0080–U+009F as "^[" plus their 7-bit equivalent (U+009B → "^[[").
-//   - Each byte of invalid UTF-8 as "\xNN" (a raw 0x9B byte → "\x9B").
-//   - Every other non-ASCII character, printable or not, as "<U+XXXX>".
+//   - Every other non-ASCII character, printable or not, as "<U+XXXX>" (invalid
+//     UTF-8, already U+FFFD, as "<U+FFFD>").
 //
 // Which one applies is the caller's choice, made once: CharsetFromEnv reads
 // the locale the way the C library does (the first non-empty of LC_ALL,
 // LC_CTYPE and LANG; UTF-8 only when its codeset is UTF-8, so unset, "C",
 // "POSIX" and "en_US.ISO-8859-1" are ASCII), from a getenv function passed
-// in, so tests give it a map, not the process environment. The package
-// functions Sanitize and SanitizeLine are New(UTF8)'s.
+// in, so tests give it a map, not the process environment.
 //
 // # Right-to-left text
 //
@@ -61,7 +61,7 @@
 //
 // # Layout
 //
-// Width, Truncate, Wrap and Head measure display cells (East Asian wide and
+// Width, Truncate and Wrap measure display cells (East Asian wide and
 // emoji = 2, combining marks = 0) and cut only between grapheme clusters. They
 // expect sanitised text.
 package termtext
@@ -103,37 +103,15 @@ func CharsetFromEnv(getenv func(string) string) Charset {
 	return ASCII
 }
 
-// Sanitizer sanitises text for one charset (see the package documentation).
-// Its zero value is New(UTF8).
-type Sanitizer struct{ charset Charset }
-
-// New returns the Sanitizer for terminals of charset c.
-func New(c Charset) Sanitizer { return Sanitizer{charset: c} }
-
-// Charset is the charset s writes for.
-func (s Sanitizer) Charset() Charset { return s.charset }
-
-// Sanitize returns t with every terminal control made visible and inert; see
+// Sanitize returns s with every terminal control made visible and inert; see
 // the package documentation for the exact policy. It is idempotent.
-func (s Sanitizer) Sanitize(t string) string { return sanitize(t, "\n", s.charset == ASCII) }
+func Sanitize(s string) string { return sanitize(s, "\n") }
 
-// SanitizeLine is Sanitize for one-line fields: line breaks become "⏎"
-// ("^J" in ASCII).
-func (s Sanitizer) SanitizeLine(t string) string {
-	if s.charset == ASCII {
-		return sanitize(t, "^J", true)
-	}
-	return sanitize(t, "⏎", false)
-}
+// SanitizeLine is Sanitize for one-line fields: line breaks become "⏎".
+func SanitizeLine(s string) string { return sanitize(s, "⏎") }
 
-// Sanitize is New(UTF8).Sanitize, for a UTF-8 terminal.
-func Sanitize(s string) string { return Sanitizer{}.Sanitize(s) }
-
-// SanitizeLine is New(UTF8).SanitizeLine, for a UTF-8 terminal.
-func SanitizeLine(s string) string { return Sanitizer{}.SanitizeLine(s) }
-
-// sanitize applies the policy, writing only ASCII when ascii is set.
-func sanitize(s, newline string, ascii bool) string {
+// sanitize applies the policy, writing newline for each line break.
+func sanitize(s, newline string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	// Tab stops need the display column; it is measured lazily, from the
@@ -152,8 +130,6 @@ func sanitize(s, newline string, ascii bool) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
-		case r == utf8.RuneError && size == 1 && ascii:
-			fmt.Fprintf(&b, "\\x%02X", s[i-1])
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
 		case r == '\r' && strings.HasPrefix(s[i:], "\n"):
@@ -168,23 +144,14 @@ func sanitize(s, newline string, ascii bool) string {
 			n := TabWidth - col%TabWidth
 			b.WriteString("    "[:n])
 			col, colAt = col+n, b.Len()
-		case r < 0x20 && ascii:
-			b.WriteByte('^')
-			b.WriteByte(byte(r + 0x40)) // caret notation: ^@ ... ^_
 		case r < 0x20:
 			b.WriteRune(0x2400 + r) // Control Pictures: ␀ ... ␟
-		case r == 0x7f && ascii:
-			b.WriteString("^?")
 		case r == 0x7f:
 			b.WriteRune('␡')
 		case r >= 0x80 && r <= 0x9f:
-			if ascii {
-				b.WriteString("^[")
-			} else {
-				b.WriteRune('␛')
-			}
+			b.WriteRune('␛')
 			b.WriteByte(byte(r - 0x40))
-		case isLayoutControl(r), ascii:
+		case isLayoutControl(r):
 			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteString(s[i-size : i])
