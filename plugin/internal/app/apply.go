@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 
@@ -443,18 +440,17 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 	who := scriptedReviewer(s, o)
 	at := s.now()
 	bound := make([]feedback.Bound, len(entries))
-	// Each case's row and files are read on their own: spread over the cores.
-	err := parallel(len(entries), func(i int) error {
-		e := entries[i]
-		d, err := st.run.Detail(e.c)
-		if err != nil {
-			return err
-		}
-		seen, err := record.See(st.run, d)
+	cases := make([]*run.Case, len(entries))
+	for i, e := range entries {
+		cases[i] = e.c
+	}
+	// The rows are read in one pass over the manifest, on every core.
+	err := st.run.Bases(cases, func(i int, b *run.Basis) error {
+		seen, err := record.SeeBasis(b)
 		if err != nil {
 			return clierr.Failure(err, err.Error(), "")
 		}
-		bound[i] = feedback.Bound{Case: int(e.c.Index), Entry: record.Stamp(seen, e.entry, who, at)}
+		bound[i] = feedback.Bound{Case: int(entries[i].c.Index), Entry: record.Stamp(seen, entries[i].entry, who, at)}
 		return nil
 	})
 	if err != nil {
@@ -502,32 +498,6 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 	}
 	if archived != "" {
 		printf(s.Out, "the previous version is kept as %s\n", archived)
-	}
-	return nil
-}
-
-// parallel calls do(i) for i in [0, n) on every core and returns the error
-// of the lowest i that failed, so the error reported does not depend on
-// scheduling. Once one fails, the calls not yet started are skipped.
-func parallel(n int, do func(i int) error) error {
-	errs := make([]error, n)
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && !failed.Load(); i = int(next.Add(1) - 1) {
-				if errs[i] = do(i); errs[i] != nil {
-					failed.Store(true)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -51,6 +51,20 @@ func Fingerprint(r *run.Run, d *run.Detail, version int) (string, error) {
 // fingerprint is Fingerprint with the case's test definition already read
 // (version 2 only; nil: none).
 func fingerprint(d *run.Detail, task *run.Task, version int) (string, error) {
+	return fingerprintOf(shown{d.Case, d.Answer, d.Input, task, false}, version)
+}
+
+// shown is what a fingerprint is taken of: a case's answer and input
+// (Detail's, or with raw set a Basis's, whose Content is the sidecar's raw
+// bytes unless Truncated) and its test definition.
+type shown struct {
+	c             *run.Case
+	answer, input run.Text
+	task          *run.Task
+	raw           bool
+}
+
+func fingerprintOf(sh shown, version int) (string, error) {
 	var closers []io.Closer
 	defer func() {
 		for _, c := range closers {
@@ -58,7 +72,7 @@ func fingerprint(d *run.Detail, task *run.Task, version int) (string, error) {
 		}
 	}()
 	open := func(t run.Text) (io.Reader, error) {
-		if t.Path != "" && !t.Missing {
+		if t.Path != "" && !t.Missing && (!sh.raw || t.Truncated) {
 			f, err := os.Open(t.Path)
 			if err != nil {
 				return nil, err
@@ -68,20 +82,21 @@ func fingerprint(d *run.Detail, task *run.Task, version int) (string, error) {
 		}
 		return strings.NewReader(t.Content), nil
 	}
-	answer, err := open(d.Answer)
+	answer, err := open(sh.answer)
 	if err != nil {
 		return "", err
 	}
-	graders := Snapshot(d.Case).Graders
+	graders := Snapshot(sh.c).Graders
 	if version < 2 {
 		return feedback.Fingerprint(answer, graders)
 	}
 	var test feedback.Test
-	if d.Input.Present {
-		if test.Input, err = open(d.Input); err != nil {
+	if sh.input.Present {
+		if test.Input, err = open(sh.input); err != nil {
 			return "", err
 		}
 	}
+	task := sh.task
 	if task == nil {
 		task = &run.Task{}
 	}
@@ -138,11 +153,21 @@ func See(r *run.Run, d *run.Detail) (Seen, error) {
 // SeeWith is See for a caller that has read the case's test definition
 // already (the evidence screen has): the task bundle is not read again.
 func SeeWith(d *run.Detail, task *run.Task) (Seen, error) {
-	fp, err := fingerprint(d, task, feedback.FingerprintVersion)
+	return see(shown{d.Case, d.Answer, d.Input, task, false})
+}
+
+// SeeBasis is See for a case read by run.Bases: the same Seen, without
+// reading the case's row or files again.
+func SeeBasis(b *run.Basis) (Seen, error) {
+	return see(shown{b.Case, b.Answer, b.Input, b.Task, true})
+}
+
+func see(sh shown) (Seen, error) {
+	fp, err := fingerprintOf(sh, feedback.FingerprintVersion)
 	if err != nil {
-		return Seen{}, fmt.Errorf("cannot read what case %s shows: %w", d.Case.TestID, err)
+		return Seen{}, fmt.Errorf("cannot read what case %s shows: %w", sh.c.TestID, err)
 	}
-	return Seen{Automated: Snapshot(d.Case), Fingerprint: fp}, nil
+	return Seen{Automated: Snapshot(sh.c), Fingerprint: fp}, nil
 }
 
 // Stamp completes an answer about a case into the entry to record: the

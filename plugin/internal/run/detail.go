@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -88,15 +90,8 @@ func (r *Run) Detail(c *Case) (*Detail, error) {
 		return nil, err
 	}
 	var row rowFull
-	norm, err := json.Marshal(m)
-	if err == nil {
-		err = json.Unmarshal(norm, &row)
-	}
-	if err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
-		}
+	if err := r.decodeRow(c, m, fullFields, &row); err != nil {
+		return nil, err
 	}
 	// The light fields of graders and repeats are the skimmer's, as in Open
 	// (encoding/json would fold the case of their keys).
@@ -129,8 +124,14 @@ func (r *Run) Detail(c *Case) (*Detail, error) {
 		r.mergeGrading(d, &d.Graders, &d.Checks, "grading_path", g)
 	}
 
-	d.Answer = r.answer(d, row, own)
-	d.Input = r.input(d, row)
+	d.Answer = r.answer(row, own, func(field, rel string) Text {
+		t := r.readText(d, field, rel)
+		if field == "response_path" && !t.Missing {
+			t.Content = stripRoleBlocks(t.Content, "assistant")
+		}
+		return t
+	})
+	d.Input = r.input(row, func(field, rel string) Text { return r.readText(d, field, rel) })
 	if p := w.fileChangesPath(); p != "" {
 		d.FileChanges = r.readText(d, "file_changes_path", p)
 	}
@@ -151,15 +152,10 @@ func lightFrom[F, L any](full []F, light []L, part func(*F) *L) {
 	}
 }
 
-// reread reads the winning row's bytes at c.Loc and decodes them with sk as
-// Open did (checkRow). It refuses a row whose identity or outcome is no
-// longer the case's, and returns the row's members with their aliases
-// normalised by rowSpellings.
+// reread reads the winning row's bytes at c.Loc and checks them (see
+// verify).
 func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage, error) {
 	rel := r.rel(r.Manifest)
-	changed := func(msg string) error {
-		return clierr.Input(rel, int(c.Loc.Line), "", msg, "the manifest changed since the run was opened; open it again")
-	}
 	f, err := safefile.OpenIn(r.Dir, r.Manifest)
 	if err != nil {
 		return nil, nil, unreadable(rel, err)
@@ -167,12 +163,25 @@ func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage
 	defer f.Close()
 	buf := make([]byte, c.Loc.Length)
 	if _, err := f.ReadAt(buf, c.Loc.Offset); err != nil {
-		return nil, nil, changed("cannot re-read the row: " + err.Error())
+		return nil, nil, r.changed(c, "cannot re-read the row: "+err.Error())
 	}
-	buf = bytes.TrimPrefix(bytes.TrimSpace(buf), []byte("\ufeff"))
-	w, _, rerr := checkRow(buf, sk)
+	return r.verify(c, buf, sk)
+}
+
+// changed is the error for a row that is no longer the one Open read.
+func (r *Run) changed(c *Case, msg string) error {
+	return clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", msg, "the manifest changed since the run was opened; open it again")
+}
+
+// verify decodes the row bytes read at c.Loc with sk as Open did
+// (checkRow). It refuses a row whose identity or outcome is no longer the
+// case's, and returns the row's members (aliasing line) with their aliases
+// normalised by rowSpellings.
+func (r *Run) verify(c *Case, line []byte, sk *skimmer) (*rowWire, map[string]json.RawMessage, error) {
+	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))
+	w, _, rerr := checkRow(line, sk)
 	if rerr != nil {
-		return nil, nil, changed("the row is no longer a result row: " + rerr.msg)
+		return nil, nil, r.changed(c, "the row is no longer a result row: "+rerr.msg)
 	}
 	got, want := w.head(), headOf(c)
 	if r.opts.Outline {
@@ -180,16 +189,55 @@ func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage
 	}
 	switch {
 	case got.TestID != want.TestID:
-		return nil, nil, changed(fmt.Sprintf("expected test_id %q here, found %q", want.TestID, got.TestID))
+		return nil, nil, r.changed(c, fmt.Sprintf("expected test_id %q here, found %q", want.TestID, got.TestID))
 	case got != want:
-		return nil, nil, changed(fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
+		return nil, nil, r.changed(c, fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(buf, &m); err != nil {
-		return nil, nil, clierr.Input(rel, int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
+	m, err := sk.members(line)
+	if err != nil { // checkRow has read the same bytes
+		return nil, nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}
 	normalize(m)
 	return w, m, nil
+}
+
+// decodeRow decodes the members of m that encoding/json matches to the
+// fields tagged tags of dst (a *rowFull) as json.Unmarshal decodes the
+// whole object: only those keys are encoded again, so the big members no
+// field wants (scores[] when only the answer is wanted) are not. A
+// mistyped member is left unset, as in Open.
+func (r *Run) decodeRow(c *Case, m map[string]json.RawMessage, tags []string, dst *rowFull) error {
+	sub := make(map[string]json.RawMessage, len(tags))
+	for k, v := range m {
+		// json.Unmarshal matches a key to a field ignoring case, as
+		// strings.EqualFold does.
+		if slices.ContainsFunc(tags, func(t string) bool { return strings.EqualFold(k, t) }) {
+			sub[k] = v
+		}
+	}
+	norm, err := json.Marshal(sub)
+	if err == nil {
+		err = json.Unmarshal(norm, dst)
+	}
+	if err != nil && !errors.As(err, new(*json.UnmarshalTypeError)) {
+		return clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
+	}
+	return nil
+}
+
+// fullFields are the json tags of rowFull; textFields those the answer
+// and the input are read from.
+var (
+	fullFields = jsonTags(reflect.TypeFor[rowFull]())
+	textFields = []string{"output_path", "answer_path", "response_path", "output", "answer", "output_text", "candidate_answer", "input_path", "input"}
+)
+
+func jsonTags(t reflect.Type) []string {
+	tags := make([]string, t.NumField())
+	for i := range tags {
+		tags[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return tags
 }
 
 // normalize renames the aliases of m to their first spelling in
@@ -249,19 +297,29 @@ func (d *Detail) warn(file, msg string) {
 // Detail.WorkspacePath, not followed.
 func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
 	var out []Sidecar
-	for field, v := range m {
+	for field := range m {
 		if field == "workspace_path" || !strings.HasSuffix(field, "_path") && !strings.HasSuffix(field, "_dir") {
 			continue
 		}
-		var rel string
-		if json.Unmarshal(v, &rel) != nil || rel == "" {
-			continue
+		if sc, ok := r.rowSidecar(m, field); ok {
+			p, ok := r.inside(sc.Path)
+			sc.Present = ok && exists(p)
+			out = append(out, sc)
 		}
-		p, ok := r.inside(rel)
-		out = append(out, Sidecar{Field: field, Path: p, Present: ok && exists(p)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
 	return out
+}
+
+// rowSidecar is the sidecar the row members m name in field (Present not
+// set): none when the value is not a non-empty string.
+func (r *Run) rowSidecar(m map[string]json.RawMessage, field string) (Sidecar, bool) {
+	var rel string
+	if json.Unmarshal(m[field], &rel) != nil || rel == "" {
+		return Sidecar{}, false
+	}
+	p, _ := r.within(rel)
+	return Sidecar{Field: field, Path: p}, true
 }
 
 // mergeGrading reads the grading.json at rel and merges it into graders
@@ -437,9 +495,9 @@ func (r *Run) samples(d *Detail, row rowFull, dir string) []Sample {
 }
 
 // answer finds the final answer: output_path, answer_path, response_path
-// (AgentV's order), else inline output / answer / output_text /
-// candidate_answer.
-func (r *Run) answer(d *Detail, row rowFull, own bool) Text {
+// (AgentV's order), read by read, else inline output / answer /
+// output_text / candidate_answer.
+func (r *Run) answer(row rowFull, own bool, read func(field, rel string) Text) Text {
 	for _, p := range []struct{ field, rel string }{
 		{"output_path", row.OutputPath}, {"answer_path", row.AnswerPath}, {"response_path", row.ResponsePath},
 	} {
@@ -449,10 +507,7 @@ func (r *Run) answer(d *Detail, row rowFull, own bool) Text {
 		if !own {
 			return Text{Present: true, Missing: true}
 		}
-		t := r.readText(d, p.field, p.rel)
-		if p.field == "response_path" && !t.Missing {
-			t.Content = stripRoleBlocks(t.Content, "assistant")
-		}
+		t := read(p.field, p.rel)
 		if !t.Missing || !hasInlineAnswer(row) {
 			return t
 		}
@@ -470,10 +525,10 @@ func hasInlineAnswer(row rowFull) bool {
 	return len(row.Output) > 0 || len(row.Answer) > 0 || len(row.OutputText) > 0 || len(row.CandidateAnswer) > 0
 }
 
-// input reads input_path, else renders an inline input.
-func (r *Run) input(d *Detail, row rowFull) Text {
+// input reads input_path with read, else renders an inline input.
+func (r *Run) input(row rowFull, read func(field, rel string) Text) Text {
 	if row.InputPath != "" {
-		return r.readText(d, "input_path", row.InputPath)
+		return read("input_path", row.InputPath)
 	}
 	var s string
 	if json.Unmarshal(row.Input, &s) == nil && s != "" {
@@ -582,11 +637,16 @@ func (r *Run) readText(d *Detail, field, rel string) Text {
 // (0 = all). Outside the run dir, missing or unreadable: Missing, with a
 // warning for the first and last.
 func (r *Run) readFile(d *Detail, field, rel string, limit int64) Text {
+	return r.readFileWith(r.openIn, d, field, rel, limit)
+}
+
+// readFileWith is readFile opening the file with open.
+func (r *Run) readFileWith(open opener, d *Detail, field, rel string, limit int64) Text {
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
-	b, size, cut, prob := r.readSidecar(Sidecar{Field: field, Path: rel}, limit)
-	p, _ := r.inside(rel)
+	b, size, cut, prob := r.readSidecarWith(open, Sidecar{Field: field, Path: rel}, limit)
+	p, _ := r.within(rel)
 	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size}
 	switch {
 	case prob == nil:

@@ -235,12 +235,8 @@ func (r *Run) rel(p string) string {
 // dir. It refuses anything that lands outside the run dir: absolute paths
 // elsewhere, "..", and symlinks that point out.
 func (r *Run) inside(p string) (string, bool) {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.Dir, filepath.FromSlash(p))
-	}
-	p = filepath.Clean(p)
-	rel, err := filepath.Rel(r.Dir, p)
-	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+	p, ok := r.within(p)
+	if !ok {
 		return p, false
 	}
 	real, err := filepath.EvalSymlinks(p)
@@ -251,7 +247,20 @@ func (r *Run) inside(p string) (string, bool) {
 	if err != nil {
 		return p, false
 	}
-	rel, err = filepath.Rel(root, real)
+	rel, err := filepath.Rel(root, real)
+	return p, err == nil && (filepath.IsLocal(rel) || rel == ".")
+}
+
+// within is inside without following symlinks: p resolved against the run
+// dir, and whether it stays there lexically. A file opened beneath the run
+// with safefile (os.Root) needs no more: a symlink leading out is refused
+// at the open.
+func (r *Run) within(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.Dir, filepath.FromSlash(p))
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(r.Dir, p)
 	return p, err == nil && (filepath.IsLocal(rel) || rel == ".")
 }
 

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/safefile"
-	"sort"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -105,29 +106,36 @@ const taskLimit = 1 << 20
 // Problem in the Task, not an error; the error is for a row that can no
 // longer be re-read.
 func (r *Run) Task(d *Detail) (*Task, error) {
-	t := &Task{}
-	// eval_path names the bundle's EVAL.yaml in 4.42.4 and v5; older rows
-	// name the source eval file, which the run does not keep.
-	if sc, ok := sidecar(d, "eval_path"); ok && filepath.Base(sc.Path) == "EVAL.yaml" {
-		t.Source = r.rel(sc.Path)
-		b, _, _, prob := r.readSidecar(sc, taskLimit)
-		if prob == nil {
-			prob = t.fromEval(b, d.Case.TestID, t.Source)
-		}
-		if prob != nil {
-			t.Problems = append(t.Problems, *prob)
-		}
-	}
 	var sk skimmer
 	_, m, err := r.reread(d.Case, &sk)
 	if err != nil {
 		return nil, err
 	}
+	sc, named := sidecar(d, "eval_path")
+	return r.task(r.openIn, sc, named, d.Case.TestID, m), nil
+}
+
+// task is Task for the row members m, with the eval_path sidecar sc when
+// named, its files opened by open.
+func (r *Run) task(open opener, sc Sidecar, named bool, testID string, m map[string]json.RawMessage) *Task {
+	t := &Task{}
+	// eval_path names the bundle's EVAL.yaml in 4.42.4 and v5; older rows
+	// name the source eval file, which the run does not keep.
+	if named && filepath.Base(sc.Path) == "EVAL.yaml" {
+		t.Source = r.rel(sc.Path)
+		b, _, _, prob := r.readSidecarWith(open, sc, taskLimit)
+		if prob == nil {
+			prob = t.fromEval(b, testID, t.Source)
+		}
+		if prob != nil {
+			t.Problems = append(t.Problems, *prob)
+		}
+	}
 	var scores []scoreRecord
 	_ = json.Unmarshal(m["scores"], &scores) // a mistyped scores[] is Detail's to report
 	t.Graders = records(scores)
 	t.fromPrompts(scores)
-	return t, nil
+	return t
 }
 
 // sidecar finds the sidecar the row names in field.
@@ -140,9 +148,21 @@ func sidecar(d *Detail, field string) (Sidecar, bool) {
 	return Sidecar{}, false
 }
 
+// opener opens a file of the run beneath its dir, by safefile's rules.
+type opener func(name string) (*os.File, error)
+
+// openIn opens name beneath the run dir (safefile.OpenIn).
+func (r *Run) openIn(name string) (*os.File, error) { return safefile.OpenIn(r.Dir, name) }
+
 // readSidecar reads at most limit bytes of sc. It returns the bytes, the
 // file's size, whether the bytes are only its start, or why it could not.
 func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
+	return r.readSidecarWith(r.openIn, sc, limit)
+}
+
+// readSidecarWith is readSidecar opening sc with open. A symlink leading
+// out of the run is refused by the open.
+func (r *Run) readSidecarWith(open opener, sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
 	problem := func(kind string, err error) *FileProblem {
 		p := &FileProblem{Field: sc.Field, Path: r.rel(sc.Path), Problem: kind}
 		if err != nil {
@@ -150,11 +170,11 @@ func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, trunca
 		}
 		return p
 	}
-	p, ok := r.inside(sc.Path)
+	p, ok := r.within(sc.Path)
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
-	f, err := safefile.OpenIn(r.Dir, p)
+	f, err := open(p)
 	switch {
 	case errors.Is(err, safefile.ErrOutside):
 		return nil, 0, false, problem(ProblemOutside, nil)

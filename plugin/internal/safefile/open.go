@@ -48,6 +48,49 @@ func (e *NotFileError) Error() string {
 // in between a check and the open cannot lead out — and, with a
 // NotFileError, anything but a regular file (see OpenRegular).
 func OpenIn(dir, name string) (*os.File, error) {
+	rel, err := local(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.open(rel, name)
+}
+
+// Dir is a folder opened once for many opens beneath it (a run read case
+// after case), each with OpenIn's rules.
+type Dir struct {
+	path string
+	root *os.Root
+}
+
+// OpenDir opens dir for Dir.Open.
+func OpenDir(dir string) (*Dir, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{path: dir, root: root}, nil
+}
+
+// Open is OpenIn(dir, name) for the dir of d.
+func (d *Dir) Open(name string) (*os.File, error) {
+	rel, err := local(d.path, name)
+	if err != nil {
+		return nil, err
+	}
+	return d.open(rel, name)
+}
+
+// Close closes the folder; files opened from it stay open.
+func (d *Dir) Close() error { return d.root.Close() }
+
+// local is name relative to dir, refused with ErrOutside when it leaves
+// dir lexically.
+func local(dir, name string) (string, error) {
 	rel := name
 	if filepath.IsAbs(name) {
 		var err error
@@ -56,14 +99,13 @@ func OpenIn(dir, name string) (*os.File, error) {
 		}
 	}
 	if !filepath.IsLocal(rel) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrOutside}
+		return "", &fs.PathError{Op: "open", Path: name, Err: ErrOutside}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(rel, os.O_RDONLY|nonBlocking, 0)
+	return rel, nil
+}
+
+func (d *Dir) open(rel, name string) (*os.File, error) {
+	f, err := d.root.OpenFile(rel, os.O_RDONLY|nonBlocking, 0)
 	if err != nil {
 		// os.Root's own refusal (a symlink leading out) is its only
 		// error that is not the system's.
