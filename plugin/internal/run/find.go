@@ -1,9 +1,11 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
@@ -41,14 +43,43 @@ func (r *Run) indexIDs() {
 
 type caseIDs struct{ r *Run }
 
-func (c caseIDs) Len() int           { return len(c.r.Cases) }
-func (c caseIDs) ID(i int) caseid.ID { return c.r.Cases[i].ID() }
+func (c caseIDs) Len() int           { return c.r.Len() }
+func (c caseIDs) ID(i int) caseid.ID { return c.r.at(i).ID() }
+
+// Len is the number of cases in the run: under Read(keep), those not
+// kept too.
+func (r *Run) Len() int {
+	if r.tallied != nil {
+		return r.total
+	}
+	return len(r.Cases)
+}
+
+// position is the position of r.Cases[slot] among all cases.
+func (r *Run) position(slot int32) int {
+	if r.tallied == nil {
+		return int(slot)
+	}
+	return int(r.Cases[slot].Index)
+}
+
+// at returns the case at position i, nil when Read(keep) did not keep it.
+func (r *Run) at(i int) *Case {
+	if r.tallied == nil {
+		return r.Cases[i]
+	}
+	j, ok := slices.BinarySearchFunc(r.Cases, int32(i), func(c *Case, i int32) int { return cmp.Compare(c.Index, i) })
+	if !ok {
+		return nil
+	}
+	return r.Cases[j]
+}
 
 // WithTestID yields the indexes of the cases with that test id, in run order.
 func (c caseIDs) WithTestID(id string) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		i, ok := c.r.byID[id]
-		for ok && i >= 0 && yield(int(i)) {
+		for ok && i >= 0 && yield(c.r.position(i)) {
 			i = c.r.nextID[i]
 		}
 	}
@@ -59,13 +90,16 @@ func (c caseIDs) WithTestID(id string) iter.Seq[int] {
 func (r *Run) Find(ref string) (*Case, error) {
 	i, err := caseid.Resolve(r.CaseIDs(), ref)
 	if err == nil {
-		return r.Cases[i], nil
+		if c := r.at(i); c != nil {
+			return c, nil
+		}
+		return nil, &NotKeptError{Pos: i}
 	}
 	if amb, ok := errors.AsType[*caseid.AmbiguousError](err); ok {
 		return nil, clierr.Usage(amb.Error(), "name one of them")
 	}
 	if errors.Is(err, caseid.ErrNoCase) {
-		return nil, clierr.Usage(fmt.Sprintf("no case %q in run %s (it has %d)", ref, r.ID, len(r.Cases)), caseid.Hint)
+		return nil, clierr.Usage(fmt.Sprintf("no case %q in run %s (it has %d)", ref, r.ID, r.Len()), caseid.Hint)
 	}
 	return nil, clierr.Usage(err.Error(), caseid.Hint)
 }
@@ -73,8 +107,20 @@ func (r *Run) Find(ref string) (*Case, error) {
 // Ref returns the shortest reference Find resolves to c.
 func (r *Run) Ref(c *Case) string { return caseid.Short(r.CaseIDs(), int(c.Index)) }
 
+// NotKeptError is Find's error for a position (#N) whose case
+// Read(keep) did not keep; reopen the run keeping that case's test id
+// (see TestIDAt).
+type NotKeptError struct{ Pos int }
+
+func (e *NotKeptError) Error() string {
+	return fmt.Sprintf("case %s was not kept when the run was read", caseid.Position(e.Pos))
+}
+
 // Counts returns how many cases passed, failed and errored.
 func (r *Run) Counts() (passed, failed, errored int) {
+	if t := r.tallied; t != nil {
+		return t[0], t[1], t[2]
+	}
 	for _, c := range r.Cases {
 		switch c.Outcome {
 		case Passed:

@@ -21,15 +21,21 @@ func (r *Run) readManifest(file, rel string) error {
 		return unreadable(rel, err)
 	}
 	defer f.Close()
-	p := startPipeline(f, r.opts.Outline, maphash.MakeSeed())
+	cfg := parseConfig{outline: r.opts.Outline, seed: maphash.MakeSeed(), keep: r.keep}
+	var t *tally
+	if cfg.keep != nil {
+		t, cfg.tally = &tally{}, newTallySeeds()
+	}
+	p := startPipeline(f, cfg)
 	defer p.stop()
 
 	seen := newDedupe()
 	// Result folders by hash (a collision of two folders' 64-bit seeded
-	// hashes is too unlikely to matter): the last case using each, and
-	// each case's.
-	owner := map[uint64]int32{}
+	// hashes is too unlikely to matter): the last case using each (a row
+	// not kept counts only for a folder a kept case uses), and each case's.
+	owner := map[uint64]folderOwner{}
 	dirs := []uint64{}
+	firstLines := []int{} // under Keep: the line each kept case first appears on
 	dupes, firstDupe := 0, 0
 	base := 0 // lines before the current block
 blocks:
@@ -39,18 +45,31 @@ blocks:
 			return unreadable(rel, b.readErr)
 		}
 		for _, row := range b.rows {
-			c := row.c
-			c.Loc.Line += int32(base)
-			c.Loc.Offset += b.off
-			n := int(c.Loc.Line)
+			n := base + int(row.line)
 			if row.warn != "" {
 				r.warn(rel, n, row.warn)
 			}
 			r.Rows++
+			if t != nil {
+				t.add(row.th, row.tkey, n)
+			}
+			c := row.c
+			if c == nil { // not kept
+				if o, ok := owner[row.dir]; ok && row.dir != 0 {
+					o.kept, o.target = -1, row.target
+					owner[row.dir] = o
+				}
+				continue
+			}
+			c.Loc.Line = int32(n)
+			c.Loc.Offset += b.off
 			i, dup := seen.index(c, row.eval, r.Cases)
 			if !dup {
 				r.Cases = append(r.Cases, nil)
 				dirs = append(dirs, 0)
+				if t != nil {
+					firstLines = append(firstLines, n)
+				}
 			} else {
 				c.Duplicates = r.Cases[i].Duplicates + 1
 				if dupes == 0 {
@@ -62,7 +81,7 @@ blocks:
 			r.Cases[i] = c
 			dirs[i] = row.dir
 			if row.dir != 0 {
-				owner[row.dir] = int32(i)
+				owner[row.dir] = folderOwner{kept: int32(i)}
 			}
 		}
 		if re := b.err; re != nil {
@@ -75,18 +94,41 @@ blocks:
 		}
 		base += b.lines
 	}
-	if len(r.Cases) == 0 {
+	r.total = len(r.Cases)
+	if t != nil {
+		t.finish()
+		r.total, r.tallied, r.firsts = t.cases(), &t.counts, t.firsts
+		dupes, firstDupe = t.dupes, t.first
+	}
+	if r.total == 0 {
 		return clierr.Input(rel, 0, "", "run has no results yet (the manifest has no rows)", noResultsHint)
 	}
 	if dupes > 0 {
 		r.warn(rel, firstDupe, fmt.Sprintf("%d duplicate row(s) with the same eval_path, suite, test_id, target and variant (as after --rerun-failed or --resume); the last row of each wins, as in AgentV", dupes))
 	}
 	for i, d := range dirs {
-		if j, ok := owner[d]; ok && int(j) != i {
-			r.Cases[i].OverwrittenBy = r.Cases[j].Target
+		o, ok := owner[d]
+		switch {
+		case !ok || int(o.kept) == i:
+		case o.kept < 0:
+			r.Cases[i].OverwrittenBy = o.target
+		default:
+			r.Cases[i].OverwrittenBy = r.Cases[o.kept].Target
+		}
+	}
+	if t != nil { // a kept case's index is its position among all cases
+		for i, c := range r.Cases {
+			c.Index = t.position(firstLines[i])
 		}
 	}
 	return nil
+}
+
+// folderOwner is the last case using a result folder: a kept case's
+// index, or -1 and the target of a row that was not kept.
+type folderOwner struct {
+	kept   int32
+	target string
 }
 
 // dedupeKey is AgentV's dedupe key for result rows, with eval_path as

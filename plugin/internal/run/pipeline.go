@@ -45,10 +45,20 @@ type pipeline struct {
 	wg      sync.WaitGroup
 }
 
-// startPipeline starts reading src; with outline, cases keep only the
-// outlines of their graders and samples (Options.Outline). Rows hash their
-// eval_path and folder with seed.
-func startPipeline(src io.Reader, outline bool, seed maphash.Seed) *pipeline {
+// parseConfig is how the workers parse rows: with outline, cases keep
+// only the outlines of their graders and samples (Options.Outline); rows
+// hash their eval_path and folder with seed; with keep set (Read(keep)),
+// every row is also hashed for the tally, and only the rows whose test id
+// keep accepts make a Case.
+type parseConfig struct {
+	outline bool
+	seed    maphash.Seed
+	keep    func(testID string) bool
+	tally   tallySeeds
+}
+
+// startPipeline starts reading src, parsing rows as cfg says.
+func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 	ordered := make(chan *block, maxBlocks)
 	work := make(chan *block, maxBlocks)
 	pool := make(chan []byte, maxBlocks)
@@ -64,8 +74,8 @@ func startPipeline(src io.Reader, outline bool, seed maphash.Seed) *pipeline {
 		go func() {
 			defer p.wg.Done()
 			sk := skimmer{in: interner{}, views: true}
-			a := arena{seed: seed}
-			if outline {
+			a := arena{cfg: cfg}
+			if cfg.outline {
 				a.outlines = &outlines{graderSets: map[string][]GraderSummary{}, sampleSets: map[string][]SampleSummary{}}
 			}
 			rowsHint := 0 // rows of the last block, and some: blocks are alike
@@ -187,7 +197,10 @@ func (b *block) parse(sk *skimmer, a *arena) {
 			b.err, b.errLine, b.errNewline = err, b.lines, newline
 			return
 		}
-		row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines)}
+		if row.c != nil {
+			row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines)}
+		}
+		row.line = int32(b.lines)
 		b.rows = append(b.rows, row)
 	}
 }

@@ -30,11 +30,35 @@ const DefaultAnswerLimit = 256 << 10
 
 const runHint = "pass a run directory (.agentv/results/runs/<experiment>/<timestamp>, or .agentv/results/<timestamp> for AgentV 5), its index.jsonl, or a results .jsonl file"
 
-// Open resolves target to one run and reads its manifest. target may be a
-// run directory of any era, a manifest or flat *.jsonl file, a results
-// folder or project root holding exactly one run, or "" for the run named
-// by .agentv/cache.json (lastRunDir) found from Options.Cwd upward.
+// Open resolves target to one run and reads its manifest: Locate, then
+// Read keeping every case.
 func Open(target string, opts Options) (*Run, error) {
+	r, err := Locate(target, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.Read(nil)
+}
+
+// Read reads the manifest of a run Locate found. With keep set it keeps a
+// Case only for the rows whose test id keep accepts (keep is called from
+// several goroutines): the other rows are only counted, in about 17 bytes
+// a row (see tally), so status and show of a million-case run stay small.
+// Len, Counts, positions (Case.Index), duplicates and warnings still cover
+// every row; Cases, Find and Ref know only the kept cases, so keep must
+// accept every test id that matters (all cases of a test id are kept or
+// not together).
+func (r *Run) Read(keep func(testID string) bool) error {
+	r.keep = keep
+	return r.readManifest(r.Manifest, r.rel(r.Manifest))
+}
+
+// Locate resolves target to one run, reading no more than its
+// summary.json: Read reads its manifest. target may be a run directory of
+// any era, a manifest or flat *.jsonl file, a results folder or project
+// root holding exactly one run, or "" for the run named by
+// .agentv/cache.json (lastRunDir) found from Options.Cwd upward.
+func Locate(target string, opts Options) (*Run, error) {
 	cwd := opts.Cwd
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -52,7 +76,7 @@ func Open(target string, opts Options) (*Run, error) {
 			// No cache: a project root or results folder here still names
 			// its runs, as AgentV walks one level down.
 			if runs, ferr := findRuns(cwd); ferr == nil && len(runs) > 0 {
-				return Open(cwd, opts)
+				return Locate(cwd, opts)
 			}
 			return nil, clierr.Usage("no run given and no .agentv/cache.json found from "+cwd+" upward", "pass a run directory: agentv review <run-dir>")
 		}
@@ -144,7 +168,7 @@ func openFile(file string, opts Options) (*Run, error) {
 	if r.ID == "" {
 		r.ID = filepath.Base(r.Dir)
 	}
-	return r, r.load()
+	return r, nil
 }
 
 // openDir opens a run directory, finding its manifest as AgentV does:
@@ -193,7 +217,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 	if r.Manifest == filepath.Join(dir, ".internal", "index.jsonl") && exists(filepath.Join(dir, "index.jsonl")) {
 		r.warn("index.jsonl", 0, "ignored: the run also has "+r.rel(r.Manifest)+", which AgentV reads first (a root index.jsonl beside it is streamed while a run is in progress)")
 	}
-	return r, r.load()
+	return r, nil
 }
 
 // readSummary reads summary.json when present. A malformed or unreadable
@@ -216,11 +240,6 @@ func (r *Run) readSummary() (summaryWire, bool) {
 		r.warn("summary.json", 0, "malformed JSON, ignored: "+malformed.Error())
 	}
 	return s, true
-}
-
-// load reads the manifest.
-func (r *Run) load() error {
-	return r.readManifest(r.Manifest, r.rel(r.Manifest))
 }
 
 // rel names p relative to the run dir when inside it, else returns p.

@@ -221,11 +221,16 @@ const rowHint = "every line of an AgentV manifest is one JSON object with a nume
 
 // parsedRow is what parseRow makes of one line: its case, hashes of its
 // eval_path and of the folder holding its per-test files (0 when it names
-// none), and a warning.
+// none), and a warning. Under Read(keep) it also carries the row's
+// tally hashes (tallySeeds.tallyKey), and c is nil for a row not kept.
 type parsedRow struct {
 	c         *Case
 	eval, dir uint64
 	warn      string
+	th        uint64
+	tkey      uint32
+	line      int32  // within the block, 1-based, until the merge adds the block's position
+	target    string // the row's target when it is not kept (for Case.OverwrittenBy)
 }
 
 // checkRow decodes the light view of one manifest line with sk and checks
@@ -263,6 +268,17 @@ func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError)
 		return row, err
 	}
 	h := w.head()
+	row.eval, row.warn = maphash.String(a.cfg.seed, h.EvalPath), warn
+	if dir := artifactDir(w); dir != "" {
+		row.dir = maphash.String(a.cfg.seed, dir) | 1
+	}
+	if a.cfg.keep != nil {
+		row.th, row.tkey = a.cfg.tally.tallyKey(&h, row.eval)
+		if !a.cfg.keep(h.TestID) {
+			row.target = h.Target
+			return row, nil // tallied only: no Case
+		}
+	}
 	c := &take(&a.cases, 1)[0]
 	c.TestID, c.Suite, c.Target, c.Variant = h.TestID, h.Suite, h.Target, h.Variant
 	if a.outlines == nil {
@@ -273,10 +289,7 @@ func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError)
 	c.HasWorkspace = w.workspacePath() != "" || w.fileChangesPath() != ""
 	c.Graders = a.summaries(w.graders())
 	c.Samples = repeats(w, a, sk.in)
-	row.c, row.eval, row.warn = c, maphash.String(a.seed, h.EvalPath), warn
-	if dir := artifactDir(w); dir != "" {
-		row.dir = maphash.String(a.seed, dir) | 1
-	}
+	row.c = c
 	return row, nil
 }
 
@@ -290,8 +303,8 @@ type arena struct {
 	samples []SampleSummary
 	floats  []float64
 
-	seed     maphash.Seed // for the hashes of parsedRow, shared by the arenas of one Open
-	outlines *outlines    // set under Options.Outline
+	cfg      parseConfig // shared by the arenas of one Open
+	outlines *outlines   // set under Options.Outline
 }
 
 // summaries returns the summaries of a row's graders.

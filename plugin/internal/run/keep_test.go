@@ -1,0 +1,115 @@
+package run
+
+import (
+	"errors"
+	"hash/fnv"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"agentv-review/bench/gen/genrun"
+	"agentv-review/plugin/internal/caseid"
+)
+
+// TestKeep reads runs of every era whole and with Read(keep) for
+// predicates keeping nothing, everything and about half the test ids:
+// the run's size, counts, rows and warnings are the same; each kept case
+// is the case Open makes without Keep (position, duplicates, shared
+// folders included), found and named alike; a position whose case was
+// not kept is reported as such, and TestIDAt names its test id.
+func TestKeep(t *testing.T) {
+	gen := func(write func(string, genrun.Options) (genrun.Stats, error), rows int) string {
+		dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+		if _, err := write(dir, genrun.Options{Rows: rows, Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	runs := map[string]string{
+		"generated 4.42.4": gen(genrun.Write442, 1000), // duplicate rows, multi-target shared folders
+		"generated v5":     gen(genrun.WriteV5, 500),
+		"v5 samples":       upstream(t, "01-v5-samples-pass"),
+		"trials":           upstream(t, "04-v5next-trials-22rows-root-index"),
+		"flat v1":          upstream(t, "07-flat-jsonl-v1-legacy"),
+	}
+	for _, name := range []string{"core-pass-fail-error", "multi-target-v1-v2", "rerun-failed-duplicate-rows", "trials-mean-flaky"} {
+		runs[name] = filepath.Join(corpus, "runs", name)
+	}
+	// Folders shared across test ids, the last writer kept or not, and a
+	// duplicate row whose first copy comes before other cases.
+	shared := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+	writeFiles(t, shared, map[string]string{"index.jsonl": "" +
+		`{"test_id":"a","target":"x","score":1,"result_dir":"one"}` + "\n" +
+		`{"test_id":"b","target":"y","score":0,"result_dir":"one"}` + "\n" +
+		`{"test_id":"c","target":"x","score":1,"result_dir":"two"}` + "\n" +
+		`{"test_id":"a","target":"x","score":0.5,"result_dir":"two"}` + "\n" +
+		`{"test_id":"d","target":"z","score":1,"result_dir":"one"}` + "\n"})
+	runs["shared folders"] = shared
+	half := func(id string) bool {
+		h := fnv.New32a()
+		h.Write([]byte(id))
+		return h.Sum32()%2 == 0
+	}
+	keeps := map[string]func(string) bool{
+		"none":    func(string) bool { return false },
+		"all":     func(string) bool { return true },
+		"half":    half,
+		"a and c": func(id string) bool { return id == "a" || id == "c" },
+		"b":       func(id string) bool { return id == "b" },
+	}
+	for name, dir := range runs {
+		for _, outline := range []bool{false, true} {
+			full := mustOpen(t, dir, Options{Outline: outline})
+			fp, ff, fe := full.Counts()
+			for kname, keep := range keeps {
+				t.Run(name+"/"+kname, func(t *testing.T) {
+					r, err := Locate(dir, Options{Outline: outline})
+					if err == nil {
+						err = r.Read(keep)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, f, e := r.Counts()
+					if r.Len() != len(full.Cases) || r.Rows != full.Rows || [3]int{p, f, e} != [3]int{fp, ff, fe} {
+						t.Fatalf("%d cases, %d rows, counts %d/%d/%d; want %d, %d, %d/%d/%d", r.Len(), r.Rows, p, f, e, len(full.Cases), full.Rows, fp, ff, fe)
+					}
+					if !reflect.DeepEqual(r.Warnings, full.Warnings) {
+						t.Fatalf("warnings %v, want %v", r.Warnings, full.Warnings)
+					}
+					kept := 0
+					for i, want := range full.Cases {
+						pos := caseid.Position(i)
+						if !keep(want.TestID) {
+							var nk *NotKeptError
+							if _, err := r.Find(pos); !errors.As(err, &nk) || nk.Pos != i {
+								t.Fatalf("Find(%s) of a case not kept: %v", pos, err)
+							}
+							if id, err := r.TestIDAt(i); err != nil || id != want.TestID {
+								t.Fatalf("TestIDAt(%d) = %q, %v; want %q", i, id, err, want.TestID)
+							}
+							continue
+						}
+						got := r.Cases[kept]
+						kept++
+						if !reflect.DeepEqual(*got, *want) {
+							t.Fatalf("case %s:\n got %+v\nwant %+v", pos, *got, *want)
+						}
+						ref := full.Ref(want)
+						if r.Ref(got) != ref {
+							t.Errorf("%s: Ref %q, want %q", pos, r.Ref(got), ref)
+						}
+						for _, name := range []string{ref, pos} {
+							if c, err := r.Find(name); err != nil || c != got {
+								t.Errorf("Find(%q) = %v, %v; want case %s", name, c, err, pos)
+							}
+						}
+					}
+					if kept != len(r.Cases) {
+						t.Errorf("%d cases kept, want %d", len(r.Cases), kept)
+					}
+				})
+			}
+		}
+	}
+}

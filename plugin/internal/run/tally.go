@@ -1,0 +1,145 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"errors"
+	"hash/maphash"
+	"slices"
+
+	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
+)
+
+// A tally is how Read counts the rows it does not keep
+// without holding a Case for each: a row leaves one 16-byte record, a
+// 94-bit hash of its dedupe key, its line and its outcome. Once every row
+// is in, each group of equal keys is one case: its last line is the row
+// that wins (AgentV's rule), its first line where the case stands in the
+// run. Records are spread over 256 buckets by hash, so the sort that
+// groups them needs no copy of them all: 1M rows cost about 20 MB,
+// whatever the rows hold.
+type tally struct {
+	buckets [256][]tallyRecord
+	rows    int
+
+	// Filled by finish.
+	firsts       []uint32 // each case's first line, ascending: case i's is firsts[i]
+	counts       [3]int   // cases passed, failed, errored
+	dupes, first int      // rows a later row replaced, and the line of the first such
+}
+
+// tallyRecord is one row. key holds 30 more bits of the key's hash above
+// the outcome (two bits: outcomeBits).
+type tallyRecord struct {
+	h    uint64
+	key  uint32
+	line uint32
+}
+
+// tallySeeds are the two seeds of a tally's hashes, shared by the workers
+// that hash rows (tallyKey) and the tally that groups them.
+type tallySeeds [2]maphash.Seed
+
+func newTallySeeds() tallySeeds { return tallySeeds{maphash.MakeSeed(), maphash.MakeSeed()} }
+
+// tallyKey hashes a row's dedupe key (eval_path as its hash, as dedupeKey
+// has it) and packs its outcome beside the second hash.
+func (s tallySeeds) tallyKey(h *rowHead, eval uint64) (uint64, uint32) {
+	k := dedupeKey{eval, h.Suite, h.TestID, h.Target, h.Variant}
+	var o uint32
+	switch h.Outcome {
+	case Failed:
+		o = 1
+	case Errored:
+		o = 2
+	}
+	return maphash.Comparable(s[0], k), uint32(maphash.Comparable(s[1], k))<<2 | o
+}
+
+// add records the row at line with the hashes tallyKey gave.
+func (t *tally) add(h uint64, key uint32, line int) {
+	t.buckets[h>>56] = append(t.buckets[h>>56], tallyRecord{h: h, key: key, line: uint32(line)})
+	t.rows++
+}
+
+// finish groups the records into cases: it counts the winning rows'
+// outcomes and lists each case's first line. It frees the records.
+func (t *tally) finish() {
+	t.firsts = make([]uint32, 0, t.rows)
+	for b := range t.buckets {
+		rs := t.buckets[b]
+		slices.SortFunc(rs, func(a, b tallyRecord) int {
+			return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.key>>2, b.key>>2), cmp.Compare(a.line, b.line))
+		})
+		for i := 0; i < len(rs); {
+			j := i + 1
+			for ; j < len(rs) && rs[j].h == rs[i].h && rs[j].key>>2 == rs[i].key>>2; j++ {
+				if t.dupes == 0 || int(rs[j].line) < t.first {
+					t.first = int(rs[j].line)
+				}
+				t.dupes++
+			}
+			t.counts[rs[j-1].key&3]++
+			t.firsts = append(t.firsts, rs[i].line)
+			i = j
+		}
+		t.buckets[b] = nil
+	}
+	slices.Sort(t.firsts)
+}
+
+// cases is how many cases the tally found.
+func (t *tally) cases() int { return len(t.firsts) }
+
+// position is the index among all cases of the case first seen at line.
+func (t *tally) position(line int) int32 {
+	i, _ := slices.BinarySearch(t.firsts, uint32(line))
+	return int32(i)
+}
+
+// TestIDAt returns the test id of the case at position pos (0-based) of a
+// run read under Read(keep), reading the manifest once more up to the
+// case's first row: reopen the run keeping that test id to Find "#N".
+func (r *Run) TestIDAt(pos int) (string, error) {
+	if r.tallied == nil {
+		return r.Cases[pos].TestID, nil
+	}
+	rel := r.rel(r.Manifest)
+	f, err := safefile.OpenIn(r.Dir, r.Manifest)
+	if err != nil {
+		return "", unreadable(rel, err)
+	}
+	defer f.Close()
+	want := int(r.firsts[pos])
+	br := bufio.NewReaderSize(f, 256<<10)
+	for line := 1; ; line++ {
+		var raw []byte
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if line == want {
+				raw = append(raw, chunk...)
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if line == want && len(raw) > 0 {
+				trimmed := bytes.TrimSpace(raw)
+				if line == 1 {
+					trimmed = bytes.TrimPrefix(trimmed, []byte("\ufeff"))
+				}
+				var sk skimmer
+				w, _, rerr := checkRow(trimmed, &sk)
+				if rerr != nil {
+					return "", clierr.Input(rel, line, rerr.field, "the manifest changed while it was read: "+rerr.msg, "run the command again")
+				}
+				return w.head().TestID, nil
+			}
+			if err != nil {
+				return "", clierr.Input(rel, line, "", "the manifest changed while it was read (it is shorter now)", "run the command again")
+			}
+			break
+		}
+	}
+}
