@@ -76,16 +76,23 @@ func (st *runState) loadView(s *Streams) error {
 // (loadReview). set and apply read it first too, to fail before reading
 // answers, and again under the lock.
 func openRun(s *Streams, target, out string, opts run.Options) (*runState, error) {
-	r, err := run.Open(target, opts)
+	st, err := locateRun(target, out, opts)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range r.Warnings {
-		loc := w.File
-		if w.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", loc, w.Line)
-		}
-		fmt.Fprintf(s.Err, "%s: warning: %s: %s\n", prog, termtext.SanitizeLine(loc), termtext.SanitizeLine(w.Msg))
+	if err := st.run.Read(nil); err != nil {
+		return nil, err
+	}
+	st.printRunWarnings(s)
+	return st, nil
+}
+
+// locateRun finds the run and its feedback paths, reading neither its
+// manifest (run.Read) nor its feedback (readFeedback).
+func locateRun(target, out string, opts run.Options) (*runState, error) {
+	r, err := run.Locate(target, opts)
+	if err != nil {
+		return nil, err
 	}
 	where := r.Dir
 	if r.Layout == run.LayoutFlat {
@@ -94,12 +101,47 @@ func openRun(s *Streams, target, out string, opts run.Options) (*runState, error
 	return &runState{run: r, paths: feedback.PathsFor(where, out)}, nil
 }
 
+// printRunWarnings prints the run's warnings on stderr.
+func (st *runState) printRunWarnings(s *Streams) {
+	for _, w := range st.run.Warnings {
+		loc := w.File
+		if w.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, w.Line)
+		}
+		fmt.Fprintf(s.Err, "%s: warning: %s: %s\n", prog, termtext.SanitizeLine(loc), termtext.SanitizeLine(w.Msg))
+	}
+}
+
 // loadReview reads the feedback file and the draft, and notes on stderr a
 // feedback file in an older shape.
 func (st *runState) loadReview(s *Streams) (err error) {
-	if st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback); err != nil {
+	if err := st.readFeedback(); err != nil {
 		return err
 	}
+	return st.bindFeedback(s)
+}
+
+// readFeedback reads the feedback file, if any (loadReview's first half).
+func (st *runState) readFeedback() (err error) {
+	st.feedback, st.legacy, err = loadIfExists(st.paths.Feedback)
+	return err
+}
+
+// reviewedIDs are the test ids the feedback file judges for this run:
+// none for another run's file.
+func (st *runState) reviewedIDs() map[string]bool {
+	ids := map[string]bool{}
+	if f := st.own(); f != nil {
+		for _, e := range f.PerCase {
+			ids[e.TestID] = true
+		}
+	}
+	return ids
+}
+
+// bindFeedback binds the feedback read by readFeedback to the run's cases
+// and reads the draft (loadReview's second half).
+func (st *runState) bindFeedback(s *Streams) error {
 	if f := st.feedback; f != nil && f.RunID != st.run.ID {
 		// Another run's file: its verdicts are not this run's (status and
 		// the gate say so); a write replaces it, keeping it in the history.

@@ -1,8 +1,11 @@
 package app
 
 import (
+	"errors"
+
 	"github.com/urfave/cli/v2"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/evidence"
 	"agentv-review/plugin/internal/feedback"
@@ -48,17 +51,22 @@ type showOptions struct {
 }
 
 func runShow(s *Streams, o showOptions) error {
-	// The run in outline mode (a few bytes a case: show reads one case
-	// whole, through Detail), its feedback whole (the entry is printed).
-	st, err := openRun(s, o.Target, o.Out, run.Options{Outline: true})
+	// The feedback first, whole (the entry is printed), then the run
+	// keeping only the cases that the reference or an entry names (the
+	// others are counted, a few bytes each: see run.Read): the case is
+	// read whole through Detail.
+	st, err := locateRun(o.Target, o.Out, run.Options{Outline: true})
 	if err != nil {
 		return err
 	}
-	if err := st.loadReview(s); err != nil {
+	if err := st.readFeedback(); err != nil {
 		return err
 	}
-	cs, err := st.run.Find(o.Ref)
+	cs, err := st.find(s, o.Ref)
 	if err != nil {
+		return err
+	}
+	if err := st.bindFeedback(s); err != nil {
 		return err
 	}
 	d, err := st.run.Detail(cs)
@@ -89,4 +97,33 @@ func runShow(s *Streams, o showOptions) error {
 		}
 	}
 	return nil
+}
+
+// find reads the run keeping the cases named like ref or judged by the
+// feedback, and finds ref's case. A position (#N) names no test id: the
+// run is read keeping the feedback's, then, when the case at N was not
+// kept, again keeping its test id too.
+func (st *runState) find(s *Streams, ref string) (*run.Case, error) {
+	ids := st.reviewedIDs()
+	if r, err := caseid.Parse(ref); err == nil && r.Pos == 0 {
+		ids[r.ID.TestID], ids[r.Literal] = true, true // Resolve also tries the reference as a literal test id
+	}
+	keep := func(id string) bool { return ids[id] }
+	if err := st.run.Read(keep); err != nil {
+		return nil, err
+	}
+	c, err := st.run.Find(ref)
+	if nk, ok := errors.AsType[*run.NotKeptError](err); ok {
+		id, ierr := st.run.TestIDAt(nk.Pos)
+		if ierr != nil {
+			return nil, ierr
+		}
+		ids[id] = true
+		if rerr := st.run.Read(keep); rerr != nil {
+			return nil, rerr
+		}
+		c, err = st.run.Find(ref)
+	}
+	st.printRunWarnings(s)
+	return c, err
 }

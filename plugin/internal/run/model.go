@@ -42,8 +42,9 @@ type Run struct {
 	Cases    []*Case   `json:"cases,omitempty"` // deduplicated (last row wins), in manifest order of first appearance
 	Warnings []Warning `json:"warnings,omitempty"`
 
-	opts Options
-	keep func(testID string) bool // see Read
+	opts    Options
+	keep    func(testID string) bool // see Read
+	located int                      // Warnings of Locate (Read keeps them)
 	// total is the number of cases (all of them, kept or not, under
 	// Read(keep)); tallied holds their passed, failed and errored counts
 	// under Read(keep), nil otherwise.

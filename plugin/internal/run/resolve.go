@@ -48,7 +48,10 @@ func Open(target string, opts Options) (*Run, error) {
 // every row; Cases, Find and Ref know only the kept cases, so keep must
 // accept every test id that matters (all cases of a test id are kept or
 // not together).
+// Reading again forgets what the last Read read.
 func (r *Run) Read(keep func(testID string) bool) error {
+	r.Cases, r.Rows, r.Warnings = nil, 0, r.Warnings[:r.located]
+	r.total, r.tallied, r.firsts, r.byID, r.nextID = 0, nil, nil, nil, nil
 	r.keep = keep
 	return r.readManifest(r.Manifest, r.rel(r.Manifest))
 }
@@ -168,6 +171,7 @@ func openFile(file string, opts Options) (*Run, error) {
 	if r.ID == "" {
 		r.ID = filepath.Base(r.Dir)
 	}
+	r.located = len(r.Warnings)
 	return r, nil
 }
 
@@ -217,6 +221,7 @@ func openDir(dir string, opts Options) (*Run, error) {
 	if r.Manifest == filepath.Join(dir, ".internal", "index.jsonl") && exists(filepath.Join(dir, "index.jsonl")) {
 		r.warn("index.jsonl", 0, "ignored: the run also has "+r.rel(r.Manifest)+", which AgentV reads first (a root index.jsonl beside it is streamed while a run is in progress)")
 	}
+	r.located = len(r.Warnings)
 	return r, nil
 }
 
