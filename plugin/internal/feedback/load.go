@@ -306,20 +306,27 @@ func offsetOf(data []byte, path string) int64 {
 // second read). Fields are matched by their exact JSON names; fields a
 // struct does not declare go to its Extra map verbatim, at every level.
 func decodeLight(r io.Reader, n *node, dst any) bool {
-	return decodeEach(r, n, dst, nil, nil)
+	return decodeEach(r, n, dst, nil, nil, nil)
 }
 
 // decodeEach is decodeLight that hands each entry of a File's per_case to
 // each, reusing one Case, instead of keeping it: each returns false to
 // reject the document. Of an entry, only the fields named in keep are
 // decoded (nil: all, Extra included); the others are only checked. A nil
-// each keeps the entries.
-func decodeEach(r io.Reader, n *node, dst any, each func(*Case) bool, keep map[string]bool) bool {
-	d := &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}, keys: map[string]string{}, each: each, keep: keep}
+// each keeps the entries. With sp, stretches of per_case are decoded by
+// sp's segments on other cores (see split); each then learns which part
+// of the file an entry comes from (0: the stretches r's decoder read).
+func decodeEach(r io.Reader, n *node, dst any, each func(part int, c *Case) bool, keep map[string]bool, sp *split) bool {
+	d := newDecoder(r, each, keep)
+	d.split = sp
 	ok := d.value(n, reflect.ValueOf(dst).Elem())
 	d.space()
 	_, more := d.peek()
 	return ok && !more && d.readErr == nil
+}
+
+func newDecoder(r io.Reader, each func(part int, c *Case) bool, keep map[string]bool) *decoder {
+	return &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}, keys: map[string]string{}, each: each, keep: keep}
 }
 
 type decoder struct {
@@ -336,9 +343,17 @@ type decoder struct {
 	keys    map[string]string           // object keys
 	scratch []byte
 
-	each func(*Case) bool // see decodeEach
+	each func(part int, c *Case) bool // see decodeEach
 	keep map[string]bool
+
+	off   int64  // offset in the input of buf[0]
+	split *split // per_case decoded in segments, nil: sequentially
+	part  int    // the part of split this decoder reads: 0 the main one, j+1 split.segs[j]
+	next  int    // the first of split.segs this decoder has not passed
 }
+
+// offset is the input offset of the next byte.
+func (d *decoder) offset() int64 { return d.off + int64(d.pos) }
 
 var (
 	caseSlice = reflect.TypeFor[[]Case]()
@@ -358,6 +373,7 @@ func (d *decoder) fill() bool {
 		d.capStart = 0
 	}
 	for {
+		d.off += int64(d.end)
 		n, err := d.r.Read(d.buf)
 		d.pos, d.end = 0, n
 		if err != nil && err != io.EOF || err == io.EOF && n == 0 {
@@ -689,6 +705,7 @@ func (d *decoder) ensure(n int) bool {
 	if d.capDepth > 0 {
 		d.capture = append(d.capture, d.buf[d.capStart:d.pos]...)
 	}
+	d.off += int64(d.pos)
 	d.end = copy(d.buf, d.buf[d.pos:d.end])
 	d.pos, d.capStart = 0, 0
 	for d.end < n && d.readErr == nil {
@@ -874,13 +891,6 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 	if dst.IsValid() && dst.Kind() != reflect.Slice {
 		return false
 	}
-	var items *node
-	unique := false
-	if n != nil {
-		items, unique = n.items, n.unique
-	}
-	var seen []string
-	length := 0
 	var one *Case // the entry handed to d.each
 	if dst.IsValid() && d.each != nil && dst.Type() == caseSlice {
 		one, dst = new(Case), reflect.Value{}
@@ -888,7 +898,21 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 	if dst.IsValid() {
 		dst.Set(reflect.MakeSlice(dst.Type(), 0, 0))
 	}
-	for first := true; ; first = false {
+	return d.elements(n, dst, one, true)
+}
+
+// elements reads the elements of an array valid under n, from the first
+// (first: just past its '[') or from any other, to its ']'. With one, each
+// element is a per_case entry handed to d.each.
+func (d *decoder) elements(n *node, dst reflect.Value, one *Case, first bool) bool {
+	var items *node
+	unique := false
+	if n != nil {
+		items, unique = n.items, n.unique
+	}
+	var seen []string
+	length := 0
+	for ; ; first = false {
 		d.space()
 		c, ok := d.peek()
 		if !ok {
@@ -897,6 +921,11 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 		if c == ']' && first {
 			d.pos++
 			break
+		}
+		if one != nil && d.split != nil && !unique {
+			if done, ok := d.split.reached(d); done {
+				return ok
+			}
 		}
 		var elem reflect.Value
 		if dst.IsValid() {
@@ -918,7 +947,7 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 		if unique {
 			mark = d.beginCapture()
 		}
-		if !d.value(items, elem) || one != nil && !d.each(one) {
+		if !d.value(items, elem) || one != nil && !d.each(d.part, one) {
 			return false
 		}
 		if unique {
