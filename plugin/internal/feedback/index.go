@@ -67,7 +67,7 @@ func Bind(f *File, cs caseid.Cases) *Index {
 			// Two entries for one case: the one naming it more exactly
 			// wins, else the later one (as AgentV's last row wins).
 			old := &f.PerCase[ix.byCase[i]]
-			if exactness(old, cs.ID(i)) > exactness(e, cs.ID(i)) {
+			if exactness(old.ID(), cs.ID(i)) > exactness(e.ID(), cs.ID(i)) {
 				ix.Shadowed = append(ix.Shadowed, pos)
 				continue
 			}
@@ -78,8 +78,9 @@ func Bind(f *File, cs caseid.Cases) *Index {
 	return ix
 }
 
-// exactness counts the identity parts an entry names that equal the case's.
-func exactness(e *Case, id caseid.ID) int {
+// exactness counts the identity parts an entry names (e) that equal the
+// case's (id).
+func exactness(e, id caseid.ID) int {
 	n := 0
 	for _, p := range [][2]string{{e.Suite, id.Suite}, {e.Target, id.Target}, {e.Variant, id.Variant}, {e.EvalPath, id.EvalPath}} {
 		if p[0] != "" && p[0] == p[1] {
@@ -228,7 +229,7 @@ func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 		v = newView(cs)
 		p := v.newPart()
 		for i := range full.PerCase {
-			p.add(&full.PerCase[i])
+			p.add(draftOf(&full.PerCase[i]))
 		}
 		v.merge(p)
 		f, full.PerCase = full, nil
@@ -284,16 +285,16 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 		ps[i] = v.newPart()
 		ps[i].seed = seed
 	}
-	each := func(part int, c *Case) bool {
-		ps[part].add(c)
+	each := func(part int, e *draft) bool {
+		ps[part].add(e)
 		return true
 	}
 	var sp *split
 	if arr := root.resolve().properties["per_case"].schema.resolve(); len(starts) > 0 && arr != nil && !arr.unique {
-		sp = newSplit(ra, size, arr, starts, each, viewFields)
+		sp = newSplit(ra, size, arr, starts, each)
 	}
 	f = new(File)
-	ok = decodeEach(io.NewSectionReader(ra, 0, size), root, f, each, viewFields, sp)
+	ok = decodeEach(io.NewSectionReader(ra, 0, size), root, f, each, sp)
 	chain := []int{0}
 	if sp != nil {
 		sp.Close()
@@ -315,11 +316,6 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 	}
 	return f, len(chain) - 1, true
 }
-
-// viewFields are the fields of an entry a View reads: its identity and
-// what decides its state.
-var viewFields = map[string]bool{"test_id": true, "suite": true, "target": true, "variant": true, "eval_path": true,
-	"verdict": true, "reviewer_kind": true, "automated": true}
 
 // viewPart is the entries of a stretch of per_case, each matched to its
 // case (or a stray), in file order, to be merged into the View in the
@@ -345,9 +341,9 @@ func (v *View) newPart() *viewPart {
 }
 
 // add matches entry e to its case as Bind does.
-func (p *viewPart) add(e *Case) {
-	id := e.ID()
-	if e.TestID != "" {
+func (p *viewPart) add(e *draft) {
+	id := e.id
+	if id.TestID != "" {
 		p.ids = append(p.ids, maphash.Comparable(p.seed, id))
 	}
 	i, candidates := caseid.Match(p.cases, id)
@@ -359,22 +355,12 @@ func (p *viewPart) add(e *Case) {
 		p.unmatched.add(id)
 		return
 	}
-	ve := viewEntry{verdict: p.names.id(e.Verdict), kind: p.names.id(e.ReviewerKind), exactness: uint8(exactness(e, p.cases.ID(i)))}
-	if a := e.Automated; a != nil {
-		ve.automated, ve.outcome = true, p.names.id(a.Outcome)
-		if a.Score != nil {
-			ve.score, ve.hasScore = *a.Score, true
-		}
-		ve.graders, ve.nGraders = uint32(len(p.graders)), uint32(len(a.Graders))
-		for _, g := range a.Graders {
-			vg := viewGrader{key: p.names.id(g.Key)}
-			if g.Score != nil {
-				vg.score, vg.hasScore = *g.Score, true
-			}
-			if g.Pass != nil {
-				vg.pass, vg.hasPass = *g.Pass, true
-			}
-			p.graders = append(p.graders, vg)
+	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases.ID(i)))}
+	if e.automated {
+		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
+		ve.graders, ve.nGraders = uint32(len(p.graders)), uint32(len(e.graders))
+		for _, g := range e.graders {
+			p.graders = append(p.graders, viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
 	}
 	p.entries = append(p.entries, partEntry{int32(i), ve})

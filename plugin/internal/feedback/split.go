@@ -43,9 +43,9 @@ type segment struct {
 const minSplit = 1 << 20
 
 // newSplit starts decoding the segments of ra (size bytes) that begin at
-// starts, increasing offsets, as entries of per_case (schema arr); each and keep
-// are decodeEach's. Close must be called once the main decoder is done.
-func newSplit(ra io.ReaderAt, size int64, arr *node, starts []int64, each func(part int, c *Case) bool, keep map[string]bool) *split {
+// starts, increasing offsets, as entries of per_case (schema arr); each
+// is decodeEach's. Close must be called once the main decoder is done.
+func newSplit(ra io.ReaderAt, size int64, arr *node, starts []int64, each func(part int, e *draft) bool) *split {
 	sp := &split{ra: ra, size: size, arr: arr}
 	for _, at := range starts {
 		sp.segs = append(sp.segs, &segment{start: at, done: make(chan struct{}), next: -1})
@@ -53,10 +53,9 @@ func newSplit(ra io.ReaderAt, size int64, arr *node, starts []int64, each func(p
 	for j, seg := range sp.segs {
 		sp.wg.Go(func() {
 			defer close(seg.done)
-			d := newDecoder(io.NewSectionReader(ra, seg.start, size-seg.start), each, keep)
+			d := newDecoder(io.NewSectionReader(ra, seg.start, size-seg.start), each)
 			d.off, d.split, d.part, d.next = seg.start, sp, j+1, j+1
-			one := new(Case)
-			if seg.ok = d.elements(arr, reflect.Value{}, one, false); seg.ok && seg.next < 0 {
+			if seg.ok = d.elements(arr, reflect.Value{}, slotEntry, false); seg.ok && seg.next < 0 {
 				seg.end = d.offset()
 			}
 		})

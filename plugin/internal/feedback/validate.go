@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -440,7 +439,7 @@ type node struct {
 	maximum    *big.Rat
 	minFloat   exactFloat
 	maxFloat   exactFloat
-	pattern    *regexp.Regexp
+	pattern    *pattern
 	format     string
 	ref        string // "#/definitions/x", resolved into target
 	target     *node
@@ -560,7 +559,7 @@ func compileLight(data []byte) (*node, error) {
 			case "pattern":
 				var p string
 				if err = json.Unmarshal(v, &p); err == nil {
-					n.pattern, err = regexp.Compile(p)
+					n.pattern, err = compilePattern(p)
 				}
 			case "format":
 				err = json.Unmarshal(v, &n.format)
@@ -651,7 +650,7 @@ func (n *node) checkString(s string) bool {
 	if n.enum != nil && !slices.Contains(n.enum, any(s)) {
 		return false
 	}
-	if n.pattern != nil && !n.pattern.MatchString(s) {
+	if n.pattern != nil && !n.pattern.matchString(s) {
 		return false
 	}
 	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, s)
@@ -666,7 +665,7 @@ func (n *node) checkBytes(b []byte) bool {
 	if n.format != "" || n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { s, ok := e.(string); return ok && s == string(b) }) {
 		return false
 	}
-	return n.pattern == nil || n.pattern.Match(b)
+	return n.pattern == nil || n.pattern.match(b)
 }
 
 // inRange applies minimum and maximum to a number's text. A number whose
