@@ -66,15 +66,28 @@ const LooksFine = "looked fine"
 // Detect tells which kind of feedback file data is. Anything that is not a
 // legacy shape counts as KindReview, so validation explains what is wrong.
 func Detect(data []byte) Kind {
+	if !json.Valid(data) {
+		return KindReview
+	}
+	return detect(data)
+}
+
+// detect is Detect of JSON data; of other data it returns some kind.
+func detect(data []byte) Kind {
 	// The top-level members are scanned, not decoded: a review file can be
 	// large. As in a decoded map, the last of a repeated key counts.
 	top := map[string][]byte{}
-	if !json.Valid(data) || !eachMember(data, func(key []byte, start, end int) {
+	if !eachMember(data, func(key []byte, start int) int {
+		end := skipValue(data, start)
 		for _, k := range []string{"run_id", "reviews", "status"} {
 			if isKey(key, k) {
 				top[k] = data[start:end]
 			}
 		}
+		if top["run_id"] != nil {
+			return -1 // a review, whatever follows
+		}
+		return end
 	}) || top["run_id"] != nil || top["reviews"] == nil {
 		return KindReview
 	}
