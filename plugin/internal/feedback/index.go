@@ -167,9 +167,11 @@ type View struct {
 	Shadowed             int
 
 	cases   caseid.Cases
-	byCase  []int32 // entry of each case in entries, -1 when unreviewed
-	entries []viewEntry
-	graders []viewGrader
+	byCase []int32 // entry of each case, counted over parts, -1 when unreviewed
+	// parts hold the entries, in file order, as they were read (not
+	// copied: two copies of 100k entries would not fit status's memory).
+	parts []*viewPart
+	bases []int // the count of the entries of the parts before each
 	names   names // verdicts, kinds, outcomes and grader keys
 }
 
@@ -305,8 +307,8 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 	}
 	var ids []uint64 // hashes of the entries' identities
 	for _, i := range chain {
-		v.merge(ps[i])
 		ids = append(ids, ps[i].ids...)
+		v.merge(ps[i])
 	}
 	slices.Sort(ids)
 	for i := 1; i < len(ids); i++ {
@@ -376,26 +378,39 @@ func (v *View) merge(p *viewPart) {
 	for i, s := range p.names.list {
 		names[i] = v.names.id(s)
 	}
-	base := uint32(len(v.graders))
-	for _, g := range p.graders {
+	for k := range p.graders {
+		g := &p.graders[k]
 		g.key = names[g.key]
-		v.graders = append(v.graders, g)
 	}
-	for _, pe := range p.entries {
-		ve := pe.viewEntry
-		ve.verdict, ve.kind = names[ve.verdict], names[ve.kind]
-		if ve.automated {
-			ve.outcome, ve.graders = names[ve.outcome], ve.graders+base
+	base := 0
+	if n := len(v.parts); n > 0 {
+		base = v.bases[n-1] + len(v.parts[n-1].entries)
+	}
+	v.parts, v.bases, p.ids = append(v.parts, p), append(v.bases, base), nil
+	for k := range p.entries {
+		pe := &p.entries[k]
+		pe.verdict, pe.kind = names[pe.verdict], names[pe.kind]
+		if pe.automated {
+			pe.outcome = names[pe.outcome]
 		}
 		if old := v.byCase[pe.caseIndex]; old >= 0 {
 			v.Shadowed++
-			if v.entries[old].exactness > ve.exactness {
+			if oe, _ := v.entry(old); oe.exactness > pe.exactness {
 				continue // the earlier entry names the case more exactly
 			}
 		}
-		v.byCase[pe.caseIndex] = int32(len(v.entries))
-		v.entries = append(v.entries, ve)
+		v.byCase[pe.caseIndex] = int32(base + k)
 	}
+}
+
+// entry is the entry at position g over the parts, with its part's graders.
+func (v *View) entry(g int32) (*partEntry, []viewGrader) {
+	j := len(v.bases) - 1
+	for int(g) < v.bases[j] {
+		j--
+	}
+	p := v.parts[j]
+	return &p.entries[int(g)-v.bases[j]], p.graders
 }
 
 func (s *Strays) add(id caseid.ID) {
@@ -421,23 +436,34 @@ func (v *View) Entry(i int) *Case {
 	if p < 0 {
 		return nil
 	}
-	ve := &v.entries[p]
-	c := &Case{Verdict: v.names.list[ve.verdict], ReviewerKind: v.names.list[ve.kind]}
+	ve, graders := v.entry(p)
+	// One allocation for the entry, two for its graders.
+	b := &struct {
+		c     Case
+		a     Automated
+		score float64
+	}{c: Case{Verdict: v.names.list[ve.verdict], ReviewerKind: v.names.list[ve.kind]}}
+	c := &b.c
 	if ve.automated {
-		a := &Automated{Outcome: v.names.list[ve.outcome]}
+		a := &b.a
+		a.Outcome = v.names.list[ve.outcome]
 		if ve.hasScore {
-			score := ve.score
-			a.Score = &score
+			b.score = ve.score
+			a.Score = &b.score
 		}
-		for _, g := range v.graders[ve.graders : ve.graders+ve.nGraders] {
-			gr := GraderResult{Key: v.names.list[g.key]}
-			if g.hasScore {
-				gr.Score = &g.score
+		if ve.nGraders > 0 {
+			vals := slices.Clone(graders[ve.graders : ve.graders+ve.nGraders])
+			a.Graders = make([]GraderResult, len(vals))
+			for k := range vals {
+				g, gr := &vals[k], &a.Graders[k]
+				gr.Key = v.names.list[g.key]
+				if g.hasScore {
+					gr.Score = &g.score
+				}
+				if g.hasPass {
+					gr.Pass = &g.pass
+				}
 			}
-			if g.hasPass {
-				gr.Pass = &g.pass
-			}
-			a.Graders = append(a.Graders, gr)
 		}
 		c.Automated = a
 	}
