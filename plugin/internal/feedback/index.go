@@ -155,7 +155,7 @@ func (ix *Index) Bound() []Bound {
 // decides the case's state: verdict, reviewer_kind and the machine verdict
 // (automated: score, outcome, graders). It is validated exactly as Load
 // validates, and binds entries to cases exactly as Bind does, but holds
-// 32 bytes per entry and 24 per grader result where a File holds about
+// 40 bytes per entry and 16 per grader result where a File holds about
 // 700 per entry.
 type View struct {
 	// File holds the top-level fields; its PerCase is nil.
@@ -201,9 +201,10 @@ type Strays struct {
 }
 
 type viewEntry struct {
+	score                  float64
 	verdict, kind, outcome uint32 // in names
 	graders, nGraders      uint32 // a range of graders
-	score                  float64
+	caseIndex              int32  // the case it is bound to
 	automated, hasScore    bool
 	exactness              uint8
 }
@@ -325,17 +326,12 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 // on several cores.
 type viewPart struct {
 	cases                caseid.Cases
-	entries              []partEntry
+	entries              []viewEntry
 	graders              []viewGrader
 	names                names
 	unmatched, ambiguous Strays
 	seed                 maphash.Seed
 	ids                  []uint64 // hashes of the identities of the entries with a test_id
-}
-
-type partEntry struct {
-	caseIndex int32
-	viewEntry
 }
 
 func (v *View) newPart() *viewPart {
@@ -365,7 +361,8 @@ func (p *viewPart) add(e *draft) {
 			p.graders = append(p.graders, viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
 	}
-	p.entries = append(p.entries, partEntry{int32(i), ve})
+	ve.caseIndex = int32(i)
+	p.entries = append(p.entries, ve)
 }
 
 // merge binds the entries of p, the part that follows those merged so
@@ -404,7 +401,7 @@ func (v *View) merge(p *viewPart) {
 }
 
 // entry is the entry at position g over the parts, with its part's graders.
-func (v *View) entry(g int32) (*partEntry, []viewGrader) {
+func (v *View) entry(g int32) (*viewEntry, []viewGrader) {
 	j := len(v.bases) - 1
 	for int(g) < v.bases[j] {
 		j--
