@@ -166,13 +166,13 @@ type View struct {
 	Unmatched, Ambiguous Strays
 	Shadowed             int
 
-	cases   caseid.Cases
+	cases  caseid.Cases
 	byCase []int32 // entry of each case, counted over parts, -1 when unreviewed
 	// parts hold the entries, in file order, as they were read (not
 	// copied: two copies of 100k entries would not fit status's memory).
 	parts []*viewPart
 	bases []int // the count of the entries of the parts before each
-	names   names // verdicts, kinds, outcomes and grader keys
+	names names // verdicts, kinds, outcomes and grader keys
 }
 
 // names numbers strings, each once.
