@@ -49,12 +49,12 @@ func runValidate(s *Streams, o validateOptions) error {
 	if err != nil {
 		return clierr.Input(path, 0, "", "cannot read: "+clierr.Cause(err), "pass the path of a feedback.json")
 	}
-	rep := validateReport{File: path, Kind: feedback.Detect(data), Problems: []validateProblem{}}
+	kind, problems, err := feedback.Check(data)
+	rep := validateReport{File: path, Kind: kind, Problems: []validateProblem{}}
 	if rep.Kind != feedback.KindReview {
 		rep.Problems = append(rep.Problems, validateProblem{Path: feedback.RootPath,
 			Message: fmt.Sprintf("this is a %s file, not review feedback; '%s' imports its notes as earlier notes", rep.Kind, prog)})
 	} else {
-		problems, err := feedback.Validate(data)
 		var se *feedback.SyntaxError
 		switch {
 		case errors.As(err, &se):

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"agentv-review/bench/gen/genfeedback"
 	"agentv-review/plugin/internal/caseid"
@@ -55,11 +57,28 @@ func BenchmarkValidate100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if problems, err := Validate(data); err != nil || len(problems) > 0 {
 			b.Fatal(err, problems)
 		}
 	}
+}
+
+// reportCPU reports the CPU time (user and system, all threads) per
+// operation of the loop it is deferred around, as cpu-ms/op: on a shared
+// machine it varies less than the wall time.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() { b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op") }
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkWCL100k is the reference: read the file and count its lines, as wc -l does.
@@ -85,6 +104,7 @@ func BenchmarkLoadView100k(b *testing.B) {
 		cases.byTestID[id.TestID] = append(cases.byTestID[id.TestID], i)
 	}
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		v, err := LoadView(path, "run100k", cases)
 		if err != nil || reviewedIn(v) != len(gen) {

@@ -2,7 +2,9 @@ package feedback
 
 import (
 	"hash/maphash"
+	"io"
 	"os"
+	"runtime"
 	"slices"
 
 	"agentv-review/plugin/internal/caseid"
@@ -65,7 +67,7 @@ func Bind(f *File, cs caseid.Cases) *Index {
 			// Two entries for one case: the one naming it more exactly
 			// wins, else the later one (as AgentV's last row wins).
 			old := &f.PerCase[ix.byCase[i]]
-			if exactness(old, cs.ID(i)) > exactness(e, cs.ID(i)) {
+			if exactness(old.ID(), cs.ID(i)) > exactness(e.ID(), cs.ID(i)) {
 				ix.Shadowed = append(ix.Shadowed, pos)
 				continue
 			}
@@ -76,8 +78,9 @@ func Bind(f *File, cs caseid.Cases) *Index {
 	return ix
 }
 
-// exactness counts the identity parts an entry names that equal the case's.
-func exactness(e *Case, id caseid.ID) int {
+// exactness counts the identity parts an entry names (e) that equal the
+// case's (id).
+func exactness(e, id caseid.ID) int {
 	n := 0
 	for _, p := range [][2]string{{e.Suite, id.Suite}, {e.Target, id.Target}, {e.Variant, id.Variant}, {e.EvalPath, id.EvalPath}} {
 		if p[0] != "" && p[0] == p[1] {
@@ -152,7 +155,7 @@ func (ix *Index) Bound() []Bound {
 // decides the case's state: verdict, reviewer_kind and the machine verdict
 // (automated: score, outcome, graders). It is validated exactly as Load
 // validates, and binds entries to cases exactly as Bind does, but holds
-// 32 bytes per entry and 24 per grader result where a File holds about
+// 40 bytes per entry and 16 per grader result where a File holds about
 // 700 per entry.
 type View struct {
 	// File holds the top-level fields; its PerCase is nil.
@@ -163,12 +166,32 @@ type View struct {
 	Unmatched, Ambiguous Strays
 	Shadowed             int
 
-	cases   caseid.Cases
-	byCase  []int32 // entry of each case in entries, -1 when unreviewed
-	entries []viewEntry
-	graders []viewGrader
-	names   []string // verdicts, kinds, outcomes and grader keys, each once
-	nameIDs map[string]uint32
+	cases  caseid.Cases
+	byCase []int32 // entry of each case, counted over parts, -1 when unreviewed
+	// parts hold the entries, in file order, as they were read (not
+	// copied: two copies of 100k entries would not fit status's memory).
+	parts []*viewPart
+	bases []int // the count of the entries of the parts before each
+	names names // verdicts, kinds, outcomes and grader keys
+}
+
+// names numbers strings, each once.
+type names struct {
+	list []string
+	ids  map[string]uint32
+}
+
+func (n *names) id(s string) uint32 {
+	id, ok := n.ids[s]
+	if !ok {
+		if n.ids == nil {
+			n.ids = map[string]uint32{}
+		}
+		id = uint32(len(n.list))
+		n.list = append(n.list, s)
+		n.ids[s] = id
+	}
+	return id
 }
 
 // Strays counts entries that belong to no case, naming the first.
@@ -178,9 +201,10 @@ type Strays struct {
 }
 
 type viewEntry struct {
+	score                  float64
 	verdict, kind, outcome uint32 // in names
 	graders, nGraders      uint32 // a range of graders
-	score                  float64
+	caseIndex              int32  // the case it is bound to
 	automated, hasScore    bool
 	exactness              uint8
 }
@@ -197,7 +221,7 @@ type viewGrader struct {
 // run's), as runState does with Bind.
 func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 	v := newView(cs)
-	f, ok := v.loadLight(path)
+	f, ok := v.loadLight(path, runtime.GOMAXPROCS(0))
 	if !ok {
 		// Rejected by the light pass: Load explains why, or reads the
 		// rare valid file the light pass leaves to the full validator.
@@ -206,9 +230,11 @@ func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 			return nil, err
 		}
 		v = newView(cs)
+		p := v.newPart()
 		for i := range full.PerCase {
-			v.add(&full.PerCase[i])
+			p.add(draftOf(&full.PerCase[i]))
 		}
+		v.merge(p)
 		f, full.PerCase = full, nil
 	}
 	if f.RunID != runID {
@@ -219,18 +245,19 @@ func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 }
 
 func newView(cs caseid.Cases) *View {
-	v := &View{cases: cs, byCase: make([]int32, cs.Len()), nameIDs: map[string]uint32{}}
+	v := &View{cases: cs, byCase: make([]int32, cs.Len())}
 	for i := range v.byCase {
 		v.byCase[i] = -1
 	}
 	return v
 }
 
-// loadLight streams path through the light validator into v; false when
-// it rejects the file or two entries share their identity (Validate's
-// duplicate rule, told by a hash of each identity: a collision only sends
-// the file to the full validator).
-func (v *View) loadLight(path string) (*File, bool) {
+// loadLight streams path through the light validator into v, a file of
+// more than minSplit bytes in about parts segments on as many cores (see
+// split); false when it rejects the file or two entries share their
+// identity (Validate's duplicate rule, told by a hash of each identity: a
+// collision only sends the file to the full validator).
+func (v *View) loadLight(path string, parts int) (*File, bool) {
 	root, err := lightSchema()
 	if err != nil {
 		return nil, false
@@ -240,70 +267,147 @@ func (v *View) loadLight(path string) (*File, bool) {
 		return nil, false
 	}
 	defer r.Close()
-	seed := maphash.MakeSeed()
-	var ids []uint64 // hashes of the entries' identities
-	var f File
-	ok := decodeEach(r, root, &f, func(c *Case) bool {
-		if c.TestID != "" {
-			ids = append(ids, maphash.Comparable(seed, c.ID()))
-		}
-		v.add(c)
-		return true
-	}, viewFields)
-	if !ok {
+	fi, err := r.Stat()
+	if err != nil {
 		return nil, false
+	}
+	var starts []int64
+	if fi.Size() >= minSplit {
+		starts = guessStarts(r, fi.Size(), parts)
+	}
+	f, _, ok := v.decode(r, fi.Size(), root, starts)
+	return f, ok
+}
+
+// decode reads the document of ra's size bytes into v, per_case in
+// segments from starts (see split); used is how many segments counted.
+func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f *File, used int, ok bool) {
+	seed := maphash.MakeSeed()
+	ps := make([]*viewPart, len(starts)+1)
+	for i := range ps {
+		ps[i] = v.newPart()
+		ps[i].seed = seed
+	}
+	each := func(part int, e *draft) bool {
+		ps[part].add(e)
+		return true
+	}
+	var sp *split
+	if arr := root.resolve().properties["per_case"].schema.resolve(); len(starts) > 0 && arr != nil && !arr.unique {
+		sp = newSplit(ra, size, arr, starts, each)
+	}
+	f = new(File)
+	ok = decodeEach(io.NewSectionReader(ra, 0, size), root, f, each, sp)
+	chain := []int{0}
+	if sp != nil {
+		sp.Close()
+		chain = append(chain, sp.chain...)
+	}
+	if !ok {
+		return nil, len(chain) - 1, false
+	}
+	var ids []uint64 // hashes of the entries' identities
+	for _, i := range chain {
+		ids = append(ids, ps[i].ids...)
+		v.merge(ps[i])
 	}
 	slices.Sort(ids)
 	for i := 1; i < len(ids); i++ {
 		if ids[i] == ids[i-1] {
-			return nil, false
+			return nil, len(chain) - 1, false
 		}
 	}
-	return &f, true
+	return f, len(chain) - 1, true
 }
 
-// viewFields are the fields of an entry a View reads: its identity and
-// what decides its state.
-var viewFields = map[string]bool{"test_id": true, "suite": true, "target": true, "variant": true, "eval_path": true,
-	"verdict": true, "reviewer_kind": true, "automated": true}
+// viewPart is the entries of a stretch of per_case, each matched to its
+// case (or a stray), in file order, to be merged into the View in the
+// order of the stretches. A part has its own names, so parts are filled
+// on several cores.
+type viewPart struct {
+	cases                caseid.Cases
+	entries              []viewEntry
+	graders              []viewGrader
+	names                names
+	unmatched, ambiguous Strays
+	seed                 maphash.Seed
+	ids                  []uint64 // hashes of the identities of the entries with a test_id
+}
 
-// add binds entry e as Bind does.
-func (v *View) add(e *Case) {
-	i, candidates := caseid.Match(v.cases, e.ID())
+func (v *View) newPart() *viewPart {
+	return &viewPart{cases: v.cases}
+}
+
+// add matches entry e to its case as Bind does.
+func (p *viewPart) add(e *draft) {
+	id := e.id
+	if id.TestID != "" {
+		p.ids = append(p.ids, maphash.Comparable(p.seed, id))
+	}
+	i, candidates := caseid.Match(p.cases, id)
 	switch {
 	case len(candidates) > 1:
-		v.Ambiguous.add(e.ID())
+		p.ambiguous.add(id)
 		return
 	case i < 0:
-		v.Unmatched.add(e.ID())
+		p.unmatched.add(id)
 		return
 	}
-	ve := viewEntry{verdict: v.name(e.Verdict), kind: v.name(e.ReviewerKind), exactness: uint8(exactness(e, v.cases.ID(i)))}
-	if a := e.Automated; a != nil {
-		ve.automated, ve.outcome = true, v.name(a.Outcome)
-		if a.Score != nil {
-			ve.score, ve.hasScore = *a.Score, true
-		}
-		ve.graders, ve.nGraders = uint32(len(v.graders)), uint32(len(a.Graders))
-		for _, g := range a.Graders {
-			vg := viewGrader{key: v.name(g.Key)}
-			if g.Score != nil {
-				vg.score, vg.hasScore = *g.Score, true
-			}
-			if g.Pass != nil {
-				vg.pass, vg.hasPass = *g.Pass, true
-			}
-			v.graders = append(v.graders, vg)
+	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases.ID(i)))}
+	if e.automated {
+		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
+		ve.graders, ve.nGraders = uint32(len(p.graders)), uint32(len(e.graders))
+		for _, g := range e.graders {
+			p.graders = append(p.graders, viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
 	}
-	if old := v.byCase[i]; old >= 0 {
-		v.Shadowed++
-		if v.entries[old].exactness > ve.exactness {
-			return // the earlier entry names the case more exactly
-		}
+	ve.caseIndex = int32(i)
+	p.entries = append(p.entries, ve)
+}
+
+// merge binds the entries of p, the part that follows those merged so
+// far, as Bind does: of two entries of one case the one naming it more
+// exactly wins, else the later one.
+func (v *View) merge(p *viewPart) {
+	v.Unmatched.join(p.unmatched)
+	v.Ambiguous.join(p.ambiguous)
+	names := make([]uint32, len(p.names.list))
+	for i, s := range p.names.list {
+		names[i] = v.names.id(s)
 	}
-	v.byCase[i] = int32(len(v.entries))
-	v.entries = append(v.entries, ve)
+	for k := range p.graders {
+		g := &p.graders[k]
+		g.key = names[g.key]
+	}
+	base := 0
+	if n := len(v.parts); n > 0 {
+		base = v.bases[n-1] + len(v.parts[n-1].entries)
+	}
+	v.parts, v.bases, p.ids = append(v.parts, p), append(v.bases, base), nil
+	for k := range p.entries {
+		pe := &p.entries[k]
+		pe.verdict, pe.kind = names[pe.verdict], names[pe.kind]
+		if pe.automated {
+			pe.outcome = names[pe.outcome]
+		}
+		if old := v.byCase[pe.caseIndex]; old >= 0 {
+			v.Shadowed++
+			if oe, _ := v.entry(old); oe.exactness > pe.exactness {
+				continue // the earlier entry names the case more exactly
+			}
+		}
+		v.byCase[pe.caseIndex] = int32(base + k)
+	}
+}
+
+// entry is the entry at position g over the parts, with its part's graders.
+func (v *View) entry(g int32) (*viewEntry, []viewGrader) {
+	j := len(v.bases) - 1
+	for int(g) < v.bases[j] {
+		j--
+	}
+	p := v.parts[j]
+	return &p.entries[int(g)-v.bases[j]], p.graders
 }
 
 func (s *Strays) add(id caseid.ID) {
@@ -313,14 +417,12 @@ func (s *Strays) add(id caseid.ID) {
 	s.Count++
 }
 
-func (v *View) name(s string) uint32 {
-	id, ok := v.nameIDs[s]
-	if !ok {
-		id = uint32(len(v.names))
-		v.names = append(v.names, s)
-		v.nameIDs[s] = id
+// join counts the strays of a later part.
+func (s *Strays) join(later Strays) {
+	if s.Count == 0 {
+		s.First = later.First
 	}
-	return id
+	s.Count += later.Count
 }
 
 // Entry returns the entry of case i as far as the view keeps it (verdict,
@@ -331,23 +433,34 @@ func (v *View) Entry(i int) *Case {
 	if p < 0 {
 		return nil
 	}
-	ve := &v.entries[p]
-	c := &Case{Verdict: v.names[ve.verdict], ReviewerKind: v.names[ve.kind]}
+	ve, graders := v.entry(p)
+	// One allocation for the entry, two for its graders.
+	b := &struct {
+		c     Case
+		a     Automated
+		score float64
+	}{c: Case{Verdict: v.names.list[ve.verdict], ReviewerKind: v.names.list[ve.kind]}}
+	c := &b.c
 	if ve.automated {
-		a := &Automated{Outcome: v.names[ve.outcome]}
+		a := &b.a
+		a.Outcome = v.names.list[ve.outcome]
 		if ve.hasScore {
-			score := ve.score
-			a.Score = &score
+			b.score = ve.score
+			a.Score = &b.score
 		}
-		for _, g := range v.graders[ve.graders : ve.graders+ve.nGraders] {
-			gr := GraderResult{Key: v.names[g.key]}
-			if g.hasScore {
-				gr.Score = &g.score
+		if ve.nGraders > 0 {
+			vals := slices.Clone(graders[ve.graders : ve.graders+ve.nGraders])
+			a.Graders = make([]GraderResult, len(vals))
+			for k := range vals {
+				g, gr := &vals[k], &a.Graders[k]
+				gr.Key = v.names.list[g.key]
+				if g.hasScore {
+					gr.Score = &g.score
+				}
+				if g.hasPass {
+					gr.Pass = &g.pass
+				}
 			}
-			if g.hasPass {
-				gr.Pass = &g.pass
-			}
-			a.Graders = append(a.Graders, gr)
 		}
 		c.Automated = a
 	}

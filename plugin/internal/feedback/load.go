@@ -2,6 +2,7 @@ package feedback
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,15 +66,28 @@ const LooksFine = "looked fine"
 // Detect tells which kind of feedback file data is. Anything that is not a
 // legacy shape counts as KindReview, so validation explains what is wrong.
 func Detect(data []byte) Kind {
+	if !json.Valid(data) {
+		return KindReview
+	}
+	return detect(data)
+}
+
+// detect is Detect of JSON data; of other data it returns some kind.
+func detect(data []byte) Kind {
 	// The top-level members are scanned, not decoded: a review file can be
 	// large. As in a decoded map, the last of a repeated key counts.
 	top := map[string][]byte{}
-	if !json.Valid(data) || !eachMember(data, func(key []byte, start, end int) {
+	if !eachMember(data, func(key []byte, start int) int {
+		end := skipValue(data, start)
 		for _, k := range []string{"run_id", "reviews", "status"} {
 			if isKey(key, k) {
 				top[k] = data[start:end]
 			}
 		}
+		if top["run_id"] != nil {
+			return -1 // a review, whatever follows
+		}
+		return end
 	}) || top["run_id"] != nil || top["reviews"] == nil {
 		return KindReview
 	}
@@ -310,16 +324,23 @@ func decodeLight(r io.Reader, n *node, dst any) bool {
 }
 
 // decodeEach is decodeLight that hands each entry of a File's per_case to
-// each, reusing one Case, instead of keeping it: each returns false to
-// reject the document. Of an entry, only the fields named in keep are
-// decoded (nil: all, Extra included); the others are only checked. A nil
-// each keeps the entries.
-func decodeEach(r io.Reader, n *node, dst any, each func(*Case) bool, keep map[string]bool) bool {
-	d := &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}, keys: map[string]string{}, each: each, keep: keep}
-	ok := d.value(n, reflect.ValueOf(dst).Elem())
+// each as a draft (what a View keeps of it, reused from entry to entry)
+// instead of keeping it: each returns false to reject the document. The
+// other fields of an entry are only checked. A nil each keeps the entries.
+// With sp, stretches of per_case are decoded by sp's segments on other
+// cores (see split); each then learns which part of the file an entry
+// comes from (0: the stretches r's decoder read).
+func decodeEach(r io.Reader, n *node, dst any, each func(part int, e *draft) bool, sp *split) bool {
+	d := newDecoder(r, each)
+	d.split = sp
+	ok := d.value(n, reflect.ValueOf(dst).Elem(), slotNone)
 	d.space()
 	_, more := d.peek()
 	return ok && !more && d.readErr == nil
+}
+
+func newDecoder(r io.Reader, each func(part int, e *draft) bool) *decoder {
+	return &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}, keys: map[string]string{}, each: each}
 }
 
 type decoder struct {
@@ -336,14 +357,19 @@ type decoder struct {
 	keys    map[string]string           // object keys
 	scratch []byte
 
-	each func(*Case) bool // see decodeEach
-	keep map[string]bool
+	each  func(part int, e *draft) bool // see decodeEach
+	draft draft
+
+	off   int64  // offset in the input of buf[0]
+	split *split // per_case decoded in segments, nil: sequentially
+	part  int    // the part of split this decoder reads: 0 the main one, j+1 split.segs[j]
+	next  int    // the first of split.segs this decoder has not passed
 }
 
-var (
-	caseSlice = reflect.TypeFor[[]Case]()
-	caseType  = reflect.TypeFor[Case]()
-)
+// offset is the input offset of the next byte.
+func (d *decoder) offset() int64 { return d.off + int64(d.pos) }
+
+var caseSlice = reflect.TypeFor[[]Case]()
 
 // internLimit is how many distinct strings a schema node interns; a node
 // with more (test_id, notes) stops interning.
@@ -358,6 +384,7 @@ func (d *decoder) fill() bool {
 		d.capStart = 0
 	}
 	for {
+		d.off += int64(d.end)
 		n, err := d.r.Read(d.buf)
 		d.pos, d.end = 0, n
 		if err != nil && err != io.EOF || err == io.EOF && n == 0 {
@@ -387,9 +414,14 @@ func (d *decoder) peek() (byte, bool) {
 
 func (d *decoder) space() {
 	for {
-		for ; d.pos < d.end; d.pos++ {
-			if c := d.buf[d.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		for d.pos < d.end {
+			if c := d.buf[d.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 				return
+			}
+			d.pos++
+			// Indentation: eight spaces at a time.
+			for d.pos+8 <= d.end && binary.LittleEndian.Uint64(d.buf[d.pos:]) == 0x2020202020202020 {
+				d.pos += 8
 			}
 		}
 		if !d.fill() {
@@ -425,8 +457,9 @@ func (d *decoder) endCapture(mark int) []byte {
 	return bytes.Clone(d.capture[mark:])
 }
 
-// value reads one value valid under n into dst (invalid: validate only).
-func (d *decoder) value(n *node, dst reflect.Value) bool {
+// value reads one value valid under n into dst, or into d.draft's slot s
+// (neither: validate only).
+func (d *decoder) value(n *node, dst reflect.Value, s slot) bool {
 	n = n.resolve()
 	d.space()
 	c, ok := d.peek()
@@ -440,25 +473,32 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		dst = dst.Elem()
 	}
 	switch {
-	case c == '{':
-		return n.allows(typeObject, false) && d.object(n, dst)
-	case c == '[':
-		return n.allows(typeArray, false) && d.array(n, dst)
+	case c == '{' || c == '[':
+		if s != slotNone && !d.draft.begin(s, c == '[') {
+			return false
+		}
+		if c == '{' {
+			return n.allows(typeObject, false) && d.object(n, dst, s)
+		}
+		return n.allows(typeArray, false) && d.array(n, dst, s)
 	case c == '"':
 		b, ok := d.str()
 		if !ok || !n.allows(typeString, false) {
 			return false
 		}
 		// Only checked strings are interned: a known one needs no check.
-		s, known := d.intern[n][string(b)]
+		str, known := d.intern[n][string(b)]
 		if !known {
-			if !dst.IsValid() && n.checkBytes(b) {
+			if !dst.IsValid() && s == slotNone && n.checkBytes(b) {
 				return true // valid, and not kept
 			}
-			if s = string(b); !n.checkString(s) {
+			if str = string(b); !n.checkString(str) {
 				return false
 			}
-			s = d.interned(n, s)
+			str = d.interned(n, str)
+		}
+		if s != slotNone {
+			return d.draft.str(s, str)
 		}
 		if !dst.IsValid() {
 			return true
@@ -466,7 +506,7 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		if dst.Kind() != reflect.String {
 			return false
 		}
-		dst.SetString(s)
+		dst.SetString(str)
 		return true
 	case c == 't' || c == 'f':
 		b, lit := c == 't', "false"
@@ -475,6 +515,9 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		}
 		if !d.expect(lit) || !n.allows(typeBoolean, false) || !n.checkScalar(b) {
 			return false
+		}
+		if s != slotNone {
+			return d.draft.boolean(s, b)
 		}
 		if dst.IsValid() {
 			if dst.Kind() != reflect.Bool {
@@ -492,7 +535,7 @@ func (d *decoder) value(n *node, dst reflect.Value) bool {
 		}
 		return true
 	}
-	return d.number(n, dst)
+	return d.number(n, dst, s)
 }
 
 // key returns the object key b as a string, the same string for the same
@@ -531,7 +574,7 @@ func (d *decoder) interned(n *node, s string) string {
 	return s
 }
 
-func (d *decoder) number(n *node, dst reflect.Value) bool {
+func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	d.scratch = d.scratch[:0]
 	for {
 		c, ok := d.peek()
@@ -541,7 +584,7 @@ func (d *decoder) number(n *node, dst reflect.Value) bool {
 		d.scratch = append(d.scratch, c)
 		d.pos++
 	}
-	text := string(d.scratch)
+	text := string(d.scratch) // on the stack: a short number is not kept
 	if !jsonnum.Valid(text) || hugeExponent(text) {
 		return false
 	}
@@ -549,7 +592,7 @@ func (d *decoder) number(n *node, dst reflect.Value) bool {
 	var rat *big.Rat
 	exact := func() *big.Rat {
 		if rat == nil {
-			rat, _ = new(big.Rat).SetString(text)
+			rat, _ = new(big.Rat).SetString(string(d.scratch))
 		}
 		return rat
 	}
@@ -558,6 +601,10 @@ func (d *decoder) number(n *node, dst reflect.Value) bool {
 	integral := simple || n != nil && n.types&typeInteger != 0 && n.types&typeNumber == 0 && exact().IsInt()
 	if !n.allows(typeNumber, integral) || n != nil && n.enum != nil || !n.inRange(text, exact) {
 		return false
+	}
+	if s != slotNone {
+		f, err := strconv.ParseFloat(text, 64)
+		return err == nil && d.draft.num(s, f)
 	}
 	if !dst.IsValid() {
 		return true
@@ -596,6 +643,19 @@ func hugeExponent(s string) bool {
 // full validator reads with).
 func (d *decoder) str() ([]byte, bool) {
 	d.pos++ // the opening quote
+	// Most strings are in the buffer whole, ASCII without escapes: they
+	// need no copy.
+	for i := d.pos; i < d.end; i++ {
+		c := d.buf[i]
+		if c == '"' {
+			b := d.buf[d.pos:i]
+			d.pos = i + 1
+			return b, true
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
 	d.scratch = d.scratch[:0]
 	ascii := true
 	for {
@@ -689,6 +749,7 @@ func (d *decoder) ensure(n int) bool {
 	if d.capDepth > 0 {
 		d.capture = append(d.capture, d.buf[d.capStart:d.pos]...)
 	}
+	d.off += int64(d.pos)
 	d.end = copy(d.buf, d.buf[d.pos:d.end])
 	d.pos, d.capStart = 0, 0
 	for d.end < n && d.readErr == nil {
@@ -748,7 +809,7 @@ func fieldsOf(t reflect.Type) *structFields {
 	return sf
 }
 
-func (d *decoder) object(n *node, dst reflect.Value) bool {
+func (d *decoder) object(n *node, dst reflect.Value, s slot) bool {
 	d.pos++ // {
 	var sf *structFields
 	switch {
@@ -808,7 +869,11 @@ func (d *decoder) object(n *node, dst reflect.Value) bool {
 			}
 			pn = n.additional
 		}
-		if !d.member(pn, dst, sf, key) {
+		child := slotNone
+		if s != slotNone {
+			child = s.child(key)
+		}
+		if !d.member(pn, dst, sf, key, child) {
 			return false
 		}
 		d.space()
@@ -835,30 +900,28 @@ func (d *decoder) object(n *node, dst reflect.Value) bool {
 }
 
 // member reads the value of key into the struct field, the Extra map or
-// the map element it belongs to.
-func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key string) bool {
+// the map element it belongs to, or into d.draft's slot s.
+func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key string, s slot) bool {
 	switch {
 	case !dst.IsValid():
-		return d.value(pn, reflect.Value{})
+		return d.value(pn, reflect.Value{}, s)
 	case sf == nil: // a map
 		elem := reflect.New(dst.Type().Elem()).Elem()
-		if !d.value(pn, elem) {
+		if !d.value(pn, elem, slotNone) {
 			return false
 		}
 		dst.SetMapIndex(reflect.ValueOf(key), elem)
 		return true
-	case d.keep != nil && !d.keep[key] && dst.Type() == caseType:
-		return d.value(pn, reflect.Value{})
 	}
 	if i, ok := sf.byName[key]; ok {
-		return d.value(pn, dst.Field(i))
+		return d.value(pn, dst.Field(i), slotNone)
 	}
 	if sf.extra < 0 {
-		return d.value(pn, reflect.Value{})
+		return d.value(pn, reflect.Value{}, slotNone)
 	}
 	d.space()
 	mark := d.beginCapture()
-	if !d.value(pn, reflect.Value{}) {
+	if !d.value(pn, reflect.Value{}, slotNone) {
 		return false
 	}
 	extra := dst.Field(sf.extra)
@@ -869,11 +932,26 @@ func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key stri
 	return true
 }
 
-func (d *decoder) array(n *node, dst reflect.Value) bool {
+func (d *decoder) array(n *node, dst reflect.Value, s slot) bool {
 	d.pos++ // [
 	if dst.IsValid() && dst.Kind() != reflect.Slice {
 		return false
 	}
+	elem := s.elem()
+	if dst.IsValid() && d.each != nil && dst.Type() == caseSlice {
+		elem, dst = slotEntry, reflect.Value{} // each entry is handed to d.each
+	}
+	if dst.IsValid() {
+		dst.Set(reflect.MakeSlice(dst.Type(), 0, 0))
+	}
+	return d.elements(n, dst, elem, true)
+}
+
+// elements reads the elements of an array valid under n, from the first
+// (first: just past its '[') or from any other, to its ']', into dst or
+// d.draft's slot s. Elements in slotEntry are per_case entries, each
+// handed to d.each.
+func (d *decoder) elements(n *node, dst reflect.Value, s slot, first bool) bool {
 	var items *node
 	unique := false
 	if n != nil {
@@ -881,14 +959,7 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 	}
 	var seen []string
 	length := 0
-	var one *Case // the entry handed to d.each
-	if dst.IsValid() && d.each != nil && dst.Type() == caseSlice {
-		one, dst = new(Case), reflect.Value{}
-	}
-	if dst.IsValid() {
-		dst.Set(reflect.MakeSlice(dst.Type(), 0, 0))
-	}
-	for first := true; ; first = false {
+	for ; ; first = false {
 		d.space()
 		c, ok := d.peek()
 		if !ok {
@@ -897,6 +968,11 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 		if c == ']' && first {
 			d.pos++
 			break
+		}
+		if s == slotEntry && d.split != nil && !unique {
+			if done, ok := d.split.reached(d); done {
+				return ok
+			}
 		}
 		var elem reflect.Value
 		if dst.IsValid() {
@@ -909,16 +985,12 @@ func (d *decoder) array(n *node, dst reflect.Value) bool {
 			dst.SetLen(length + 1)
 			elem = dst.Index(length)
 		}
-		if one != nil {
-			*one = Case{}
-			elem = reflect.ValueOf(one).Elem()
-		}
 		length++
 		mark := 0
 		if unique {
 			mark = d.beginCapture()
 		}
-		if !d.value(items, elem) || one != nil && !d.each(one) {
+		if !d.value(items, elem, s) || s == slotEntry && !d.each(d.part, &d.draft) {
 			return false
 		}
 		if unique {

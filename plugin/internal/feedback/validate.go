@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -103,15 +102,34 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 // problem, sorted by path; none means valid. The error is non-nil only
 // when data is not JSON (a *SyntaxError) or the embedded schema is broken.
 func Validate(data []byte) ([]Problem, error) {
-	if !json.Valid(data) {
-		var doc json.RawMessage
-		err := json.Unmarshal(data, &doc)
-		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-			line, col := position(data, se.Offset)
-			return nil, &SyntaxError{Line: line, Column: col, Msg: se.Error()}
-		}
-		return nil, err
+	return validate(data, checkSyntax(data))
+}
+
+// Check tells which kind of feedback file data is (see Detect) and, when
+// it is a review, validates it (see Validate): the syntax of data is
+// checked once, on another core while the kind is told and the document
+// validated.
+func Check(data []byte) (Kind, []Problem, error) {
+	valid := checkSyntax(data)
+	if k := detect(data); k != KindReview && valid() {
+		return k, nil, nil
 	}
+	problems, err := validate(data, valid)
+	return KindReview, problems, err
+}
+
+// checkSyntax starts checking that data is JSON; the function it returns
+// waits for the answer.
+func checkSyntax(data []byte) func() bool {
+	done := make(chan bool, 1)
+	go func() { done <- json.Valid(data) }()
+	return sync.OnceValue(func() bool { return <-done })
+}
+
+// validate is Validate with the syntax check valid, which it waits for
+// before it trusts a result: the document is split and its entries
+// validated meanwhile, as though it were JSON.
+func validate(data []byte, valid func() bool) ([]Problem, error) {
 	ss, err := compiledSchemas()
 	if err != nil {
 		return nil, err
@@ -120,18 +138,27 @@ func Validate(data []byte) ([]Problem, error) {
 	if top, entries, ok := splitEntries(data); ok && ss.entry != nil {
 		// Entry by entry on every core, and the rest with per_case
 		// empty: the same problems as the whole, in a fraction of the time.
-		if problems, err = validateWith(ss.whole, top, ""); err != nil {
-			return nil, err
+		if problems, err = validateWith(ss.whole, top, ""); err == nil {
+			var more []Problem
+			more, err = validateEntries(ss.entry, entries)
+			problems = append(problems, more...)
 		}
-		more, err := validateEntries(ss.entry, entries)
-		if err != nil {
-			return nil, err
+	} else if valid() {
+		if problems, err = validateWith(ss.whole, data, ""); err == nil {
+			problems = append(problems, duplicates(entryKeys(entriesOf(data)))...)
 		}
-		problems = append(problems, more...)
-	} else if problems, err = validateWith(ss.whole, data, ""); err != nil {
+	}
+	if !valid() {
+		var doc json.RawMessage
+		err := json.Unmarshal(data, &doc)
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+			line, col := position(data, se.Offset)
+			return nil, &SyntaxError{Line: line, Column: col, Msg: se.Error()}
+		}
 		return nil, err
-	} else {
-		problems = append(problems, duplicates(entryKeys(entriesOf(data)))...)
+	}
+	if err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
 	return problems, nil
@@ -151,14 +178,6 @@ type decoded struct {
 }
 
 func (d decoded) LoadJSON() (any, error) { return d.doc, nil }
-
-// decode decodes one JSON value as gojsonschema does.
-func decode(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	return v, dec.Decode(&v)
-}
 
 func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) ([]Problem, error) {
 	res, err := s.Validate(l)
@@ -180,6 +199,8 @@ func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix st
 	return problems, nil
 }
 
+var errNotJSON = errors.New("not JSON")
+
 // validateEntries validates each per_case entry with the entry schema, the
 // entries split between the cores, and checks for duplicates.
 func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Problem, error) {
@@ -190,9 +211,11 @@ func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Probl
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			var t treeReader
 			for i := w; i < len(entries) && errs[w] == nil; i += workers {
-				var doc any
-				if doc, errs[w] = decode(entries[i]); errs[w] != nil {
+				doc, ok := t.read(entries[i])
+				if !ok {
+					errs[w] = errNotJSON
 					break
 				}
 				keys[i] = entryKey(doc)
@@ -219,30 +242,45 @@ func entriesOf(data []byte) []json.RawMessage {
 // document with per_case empty and per_case's entries, in one pass. It
 // reads per_case as encoding/json and gojsonschema do: the last member of
 // that exact name (escapes decoded) wins. ok is false when data is not an
-// object or its per_case is not an array.
+// object or its per_case is not an array. On data that is not JSON it
+// returns in time, without panicking.
 func splitEntries(data []byte) (top []byte, entries []json.RawMessage, ok bool) {
 	start, end := -1, -1 // per_case's value
-	if !eachMember(data, func(key []byte, vs, ve int) {
-		if isKey(key, "per_case") {
-			start, end = vs, ve
+	if !eachMember(data, func(key []byte, vs int) int {
+		if !isKey(key, "per_case") {
+			return skipValue(data, vs)
 		}
-	}) || start < 0 || data[start] != '[' {
+		start, entries = vs, nil
+		if data[vs] != '[' {
+			end = skipValue(data, vs)
+			return end
+		}
+		// The entries are found as the array is read.
+		i := skipSpace(data, vs+1)
+		for i < len(data) && data[i] != ']' {
+			e := skipValue(data, i)
+			if e == i {
+				end = len(data) // not JSON
+				return end
+			}
+			entries = append(entries, data[i:e])
+			if i = skipSpace(data, e); i < len(data) && data[i] == ',' {
+				i = skipSpace(data, i+1)
+			}
+		}
+		end = min(i+1, len(data))
+		return end
+	}) || start < 0 || start >= len(data) || data[start] != '[' {
 		return nil, nil, false
-	}
-	for i := skipSpace(data, start+1); i < end && data[i] != ']'; {
-		e := skipValue(data, i)
-		entries = append(entries, data[i:e])
-		if i = skipSpace(data, e); data[i] == ',' {
-			i = skipSpace(data, i+1)
-		}
 	}
 	top = slices.Concat(data[:start], []byte("[]"), data[end:])
 	return top, entries, true
 }
 
-// eachMember calls fn with the raw key and the value's span of each
-// member of valid JSON data, in order; false when data is not an object.
-func eachMember(data []byte, fn func(key []byte, start, end int)) bool {
+// eachMember calls fn with the raw key and the value's start of each
+// member of valid JSON data, in order; fn returns the value's end, or -1
+// to stop. It reports false when data is not an object.
+func eachMember(data []byte, fn func(key []byte, start int) (end int)) bool {
 	i := skipSpace(data, 0)
 	if i == len(data) || data[i] != '{' {
 		return false
@@ -250,8 +288,16 @@ func eachMember(data []byte, fn func(key []byte, start, end int)) bool {
 	for i = skipSpace(data, i+1); i < len(data) && data[i] == '"'; {
 		keyEnd := skipValue(data, i)
 		start := skipSpace(data, skipSpace(data, keyEnd)+1) // past the colon
-		end := skipValue(data, start)
-		fn(data[i:keyEnd], start, end)
+		if keyEnd-i < 2 || start >= len(data) {
+			return true // not JSON
+		}
+		end := fn(data[i:keyEnd], start)
+		if end < 0 {
+			return true
+		}
+		if end <= start {
+			return true // not JSON
+		}
 		if i = skipSpace(data, end); i < len(data) && data[i] == ',' {
 			i = skipSpace(data, i+1)
 		}
@@ -275,19 +321,16 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// skipValue returns the end of the value of valid JSON that starts at i.
+// skipValue returns the end of the value of valid JSON that starts at i
+// (of other data, some offset up to len(data)).
 func skipValue(data []byte, i int) int {
 	depth := 0
 	for ; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			for i++; data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
+			i = stringEnd(data, i)
 			if depth == 0 {
-				return i + 1
+				return min(i+1, len(data))
 			}
 		case '{', '[':
 			depth++
@@ -304,7 +347,26 @@ func skipValue(data []byte, i int) int {
 			}
 		}
 	}
-	return i
+	return min(i, len(data))
+}
+
+// stringEnd returns the offset of the quote that ends the string starting
+// at i, len(data) when there is none.
+func stringEnd(data []byte, i int) int {
+	for {
+		j := bytes.IndexByte(data[i+1:], '"')
+		if j < 0 {
+			return len(data)
+		}
+		i += j + 1
+		k := i - 1
+		for data[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i // not escaped
+		}
+	}
 }
 
 // problemOf turns a schema error into a Problem. A missing required field
@@ -362,7 +424,7 @@ func duplicates(keys []caseid.ID) []Problem {
 func entryKeys(entries []json.RawMessage) []caseid.ID {
 	keys := make([]caseid.ID, len(entries))
 	for i, raw := range entries {
-		doc, _ := decode(raw) // valid JSON: the document is
+		doc, _ := tree(raw) // valid JSON: the document is
 		keys[i] = entryKey(doc)
 	}
 	return keys
@@ -440,7 +502,7 @@ type node struct {
 	maximum    *big.Rat
 	minFloat   exactFloat
 	maxFloat   exactFloat
-	pattern    *regexp.Regexp
+	pattern    *pattern
 	format     string
 	ref        string // "#/definitions/x", resolved into target
 	target     *node
@@ -560,7 +622,7 @@ func compileLight(data []byte) (*node, error) {
 			case "pattern":
 				var p string
 				if err = json.Unmarshal(v, &p); err == nil {
-					n.pattern, err = regexp.Compile(p)
+					n.pattern, err = compilePattern(p)
 				}
 			case "format":
 				err = json.Unmarshal(v, &n.format)
@@ -651,7 +713,7 @@ func (n *node) checkString(s string) bool {
 	if n.enum != nil && !slices.Contains(n.enum, any(s)) {
 		return false
 	}
-	if n.pattern != nil && !n.pattern.MatchString(s) {
+	if n.pattern != nil && !n.pattern.matchString(s) {
 		return false
 	}
 	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, s)
@@ -666,7 +728,7 @@ func (n *node) checkBytes(b []byte) bool {
 	if n.format != "" || n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { s, ok := e.(string); return ok && s == string(b) }) {
 		return false
 	}
-	return n.pattern == nil || n.pattern.Match(b)
+	return n.pattern == nil || n.pattern.match(b)
 }
 
 // inRange applies minimum and maximum to a number's text. A number whose

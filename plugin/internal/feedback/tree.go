@@ -1,0 +1,179 @@
+package feedback
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// maxDepth is encoding/json's nesting limit: deeper input is not JSON to
+// json.Valid.
+const maxDepth = 10000
+
+// tree decodes one JSON value as encoding/json decodes it into an any with
+// UseNumber (maps, slices, strings, json.Number, bools, nil), the form
+// gojsonschema validates: a decoder of that form spends half of Validate's
+// time checking the syntax again, which Validate checks once for the whole
+// document (json.Valid). On input that is not valid JSON it never panics
+// and reports ok false or some value; Validate then discards it.
+func tree(raw []byte) (v any, ok bool) {
+	var t treeReader
+	return t.read(raw)
+}
+
+// treeReader reads one value after another, sharing the keys, short
+// strings and numbers they repeat (values are never changed).
+type treeReader struct {
+	b                []byte
+	i                int
+	bad              bool
+	keys, strs, nums map[string]any // keys and strings as string, numbers as json.Number
+}
+
+// shareLimit caps the values a treeReader shares.
+const shareLimit = 4096
+
+func (t *treeReader) read(raw []byte) (v any, ok bool) {
+	t.b, t.i, t.bad = raw, 0, false
+	v = t.value(0)
+	t.space()
+	return v, !t.bad && t.i == len(t.b)
+}
+
+// share returns b as a value made by mk, the same value for the same
+// short b in m.
+func share(m *map[string]any, b []byte, mk func(string) any) any {
+	if len(b) > 32 {
+		return mk(string(b))
+	}
+	if v, ok := (*m)[string(b)]; ok {
+		return v
+	}
+	v := mk(string(b))
+	if *m == nil {
+		*m = map[string]any{}
+	}
+	if len(*m) < shareLimit {
+		(*m)[string(b)] = v
+	}
+	return v
+}
+
+func asString(s string) any { return s }
+func asNumber(s string) any { return json.Number(s) }
+
+func (t *treeReader) space() {
+	for t.i < len(t.b) && (t.b[t.i] == ' ' || t.b[t.i] == '\t' || t.b[t.i] == '\n' || t.b[t.i] == '\r') {
+		t.i++
+	}
+}
+
+// next consumes c, reporting whether it was next.
+func (t *treeReader) next(c byte) bool {
+	t.space()
+	if t.i < len(t.b) && t.b[t.i] == c {
+		t.i++
+		return true
+	}
+	return false
+}
+
+func (t *treeReader) value(depth int) any {
+	t.space()
+	if t.i >= len(t.b) || depth > maxDepth {
+		t.bad = true
+		return nil
+	}
+	switch c := t.b[t.i]; c {
+	case '{':
+		t.i++
+		m := map[string]any{}
+		if t.next('}') {
+			return m
+		}
+		for !t.bad {
+			t.space()
+			k, _ := t.str(&t.keys).(string)
+			if !t.next(':') {
+				t.bad = true
+				break
+			}
+			m[k] = t.value(depth + 1) // the last of a repeated key counts
+			if !t.next(',') {
+				t.bad = !t.next('}')
+				break
+			}
+		}
+		return m
+	case '[':
+		t.i++
+		a := []any{}
+		if t.next(']') {
+			return a
+		}
+		for !t.bad {
+			a = append(a, t.value(depth+1))
+			if !t.next(',') {
+				t.bad = !t.next(']')
+				break
+			}
+		}
+		return a
+	case '"':
+		return t.str(&t.strs)
+	case 't', 'f', 'n':
+		lit, v := "null", any(nil)
+		if c == 't' {
+			lit, v = "true", true
+		} else if c == 'f' {
+			lit, v = "false", false
+		}
+		if len(t.b)-t.i < len(lit) || string(t.b[t.i:t.i+len(lit)]) != lit {
+			t.bad = true
+		}
+		t.i += len(lit)
+		return v
+	}
+	start := t.i
+	for t.i < len(t.b) {
+		c := t.b[t.i]
+		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			break
+		}
+		t.i++
+	}
+	if t.i == start {
+		t.bad = true
+	}
+	return share(&t.nums, t.b[start:t.i], asNumber)
+}
+
+// str reads a string: an ASCII one without escapes as it is (shared in
+// m), any other as encoding/json does (escapes, U+FFFD for invalid UTF-8).
+func (t *treeReader) str(m *map[string]any) any {
+	if t.i >= len(t.b) || t.b[t.i] != '"' {
+		t.bad = true
+		return nil
+	}
+	start, plain := t.i, true
+	for t.i++; t.i < len(t.b) && t.b[t.i] != '"'; t.i++ {
+		if c := t.b[t.i]; c == '\\' {
+			plain = false
+			t.i++
+		} else if c >= utf8.RuneSelf {
+			plain = false
+		}
+	}
+	if t.i >= len(t.b) {
+		t.bad = true
+		return nil
+	}
+	t.i++
+	if plain {
+		return share(m, t.b[start+1:t.i-1], asString)
+	}
+	var s string
+	if json.Unmarshal(t.b[start:t.i], &s) != nil {
+		t.bad = true
+	}
+	return s
+}
