@@ -108,7 +108,7 @@ func runList(s *Streams, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: true})
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: true}, nil)
 	if err != nil {
 		return err
 	}

@@ -38,16 +38,26 @@ var outFlag = &cli.StringFlag{Name: "out", Usage: "feedback `FILE` to use instea
 // openState opens the run named by target and loads its feedback and draft.
 // Run warnings go to stderr.
 func openState(s *Streams, target, out string) (*runState, error) {
-	return openStateWith(s, target, out, run.Options{})
+	return openStateWith(s, target, out, run.Options{}, nil)
 }
 
-// openStateWith is openState with run options: status and list open with
-// run.Options.Outline, as they rank cases but show no grader details.
-func openStateWith(s *Streams, target, out string, opts run.Options) (*runState, error) {
-	st, err := openRun(s, target, out, opts)
+// openStateWith is openState with run options (status and list open with
+// run.Options.Outline, as they rank cases but show no grader details) and
+// which cases to keep: keep, when set, is asked once the run is found,
+// and its answer is given to run.Read (nil: every case).
+func openStateWith(s *Streams, target, out string, opts run.Options, keep func(*runState) func(testID string) bool) (*runState, error) {
+	st, err := locateRun(target, out, opts)
 	if err != nil {
 		return nil, err
 	}
+	var kept func(string) bool
+	if keep != nil {
+		kept = keep(st)
+	}
+	if err := st.run.Read(kept); err != nil {
+		return nil, err
+	}
+	st.printRunWarnings(s)
 	if opts.Outline {
 		return st, st.loadView(s)
 	}

@@ -1,7 +1,10 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -115,6 +118,24 @@ type gateProblem struct {
 	Problem string `json:"problem"` // "unreviewed", "proposed", "stale" or the offending verdict
 }
 
+// keep is which cases status reads whole (see run.Read): every one when
+// something may judge them or must name them — a feedback file, a
+// calibration certificate, --verify, --require-complete (whose problems
+// list every unreviewed case); else none, and the cases are only counted,
+// a few bytes each, so the status of a million-case run stays small.
+func (o statusOptions) keep(st *runState) func(testID string) bool {
+	if o.Verify || o.RequireComplete || o.RequireCalibrated {
+		return nil
+	}
+	if _, err := os.Lstat(st.paths.Feedback); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, found := certificateFor(st.run.Dir); found {
+		return nil
+	}
+	return func(string) bool { return false }
+}
+
 func runStatus(s *Streams, o statusOptions) error {
 	cat, err := prompts.Load()
 	if err != nil {
@@ -124,14 +145,14 @@ func runStatus(s *Streams, o statusOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify})
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify}, o.keep)
 	if err != nil {
 		return err
 	}
 	r := st.run
 	rep := statusReport{
 		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest, Verified: o.Verify,
-		Rows: r.Rows, Cases: len(r.Cases), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
+		Rows: r.Rows, Cases: r.Len(), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
 	}
 	rep.Passed, rep.Failed, rep.Errored = r.Counts()
 	for _, v := range cat.Verdicts {
@@ -155,6 +176,7 @@ func runStatus(s *Streams, o statusOptions) error {
 	}
 	var offending []*run.Case
 	problems := map[*run.Case]string{}
+	rep.Unreviewed = r.Len() - len(r.Cases) // not kept: nothing judges them (see keep)
 	for _, rc := range r.Cases {
 		state, j, err := st.state(rc, o.Verify)
 		if err != nil {
