@@ -2,6 +2,7 @@ package feedback
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -110,34 +111,46 @@ func graderLines(graders []GraderResult) string {
 }
 
 // normalise copies r to w, dropping trailing blanks of every line and
-// trailing empty lines. Blanks and newlines are held back until a byte
-// that is not one shows they are not trailing.
-func normalise(w io.Writer, r io.Reader) error {
-	in := bufio.NewReader(r)
-	out := bufio.NewWriter(w)
-	var newlines int
-	var blanks []byte // blanks after the last newline
+// trailing empty lines. It works a line (or a buffer of a long line) at a
+// time: blanks at the end of what was read and newlines are held back
+// until text that is not one of them shows they are not trailing.
+func normalise(w io.Writer, r io.Reader) error { return normaliseBuffered(w, r, 64<<10) }
+
+// normaliseBuffered is normalise reading through a buffer of size bytes.
+func normaliseBuffered(w io.Writer, r io.Reader, size int) error {
+	in := bufio.NewReaderSize(r, size)
+	newlines := 0
+	var blanks []byte // blanks held back, at the end of the line so far
 	for {
-		c, err := in.ReadByte()
-		if errors.Is(err, io.EOF) {
-			return out.Flush()
+		chunk, err := in.ReadSlice('\n')
+		line, ended := chunk, false
+		if n := len(line); n > 0 && line[n-1] == '\n' {
+			line, ended = line[:n-1], true
 		}
-		if err != nil {
-			return err
-		}
-		switch c {
-		case ' ', '\t', '\r', '\v', '\f':
-			blanks = append(blanks, c)
-		case '\n':
-			newlines++
-			blanks = blanks[:0]
-		default:
-			for range newlines {
-				out.WriteByte('\n')
+		if text := bytes.TrimRight(line, lineBlanks); len(text) > 0 {
+			for ; newlines > 0; newlines -= min(newlines, len(someNewlines)) {
+				w.Write(someNewlines[:min(newlines, len(someNewlines))])
 			}
-			out.Write(blanks)
-			out.WriteByte(c)
-			newlines, blanks = 0, blanks[:0]
+			w.Write(blanks)
+			w.Write(text)
+			blanks, line = blanks[:0], line[len(text):]
+		}
+		if ended {
+			newlines, blanks = newlines+1, blanks[:0]
+		} else {
+			blanks = append(blanks, line...)
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
 		}
 	}
 }
+
+// lineBlanks are the blanks normalise drops at the end of a line.
+const lineBlanks = " \t\r\v\f"
+
+var someNewlines = bytes.Repeat([]byte{'\n'}, 64)

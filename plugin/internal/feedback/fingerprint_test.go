@@ -101,6 +101,45 @@ func TestNormalise(t *testing.T) {
 	}
 }
 
+// normaliseByBytes is normalise's definition, a byte at a time: blanks
+// and newlines are held back until a byte that is not one shows they are
+// not trailing.
+func normaliseByBytes(in []byte) []byte {
+	var out, blanks []byte
+	newlines := 0
+	for _, c := range in {
+		switch c {
+		case ' ', '\t', '\r', '\v', '\f':
+			blanks = append(blanks, c)
+		case '\n':
+			newlines++
+			blanks = blanks[:0]
+		default:
+			out = append(out, bytes.Repeat([]byte{'\n'}, newlines)...)
+			out = append(append(out, blanks...), c)
+			newlines, blanks = 0, blanks[:0]
+		}
+	}
+	return out
+}
+
+// FuzzNormalise: normalise, whose buffer a line may overflow, writes what
+// the byte-at-a-time definition does.
+func FuzzNormalise(f *testing.F) {
+	for _, s := range []string{"", "a \t\n\n  b  \n", strings.Repeat("word  ", 20) + "\n\n\n" + strings.Repeat(" ", 40) + "x", strings.Repeat("\n", 100) + "y \r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var b bytes.Buffer
+		if err := normaliseBuffered(&b, bytes.NewReader(in), 16); err != nil {
+			t.Fatal(err)
+		}
+		if want := normaliseByBytes(in); !bytes.Equal(b.Bytes(), want) {
+			t.Fatalf("normalise(%q) = %q, want %q", in, b.Bytes(), want)
+		}
+	})
+}
+
 func TestFingerprintReadError(t *testing.T) {
 	_, err := Fingerprint(io.MultiReader(strings.NewReader("partial"), iotest.ErrReader(errInjected)), nil)
 	if !errors.Is(err, errInjected) {
