@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/safefile"
@@ -51,6 +52,9 @@ blocks:
 			}
 			r.Rows++
 			if t != nil {
+				if n > math.MaxUint32 {
+					return clierr.Input(rel, n, "", "the manifest has more lines than a tally counts (4294967295)", "split the run")
+				}
 				t.add(row.th, row.tkey, n)
 			}
 			c := row.c
