@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -59,7 +60,7 @@ func skimCorpusLines(t testing.TB) [][]byte {
 	if len(lines) < 61 {
 		t.Fatalf("only %d corpus lines", len(lines))
 	}
-	for _, r := range skimEdgeRows {
+	for _, r := range append(skimEdgeRows, skimBlockRows()...) {
 		lines = append(lines, []byte(r))
 	}
 	return lines
@@ -71,6 +72,8 @@ func TestSkimRowMatchesEncodingJSON(t *testing.T) {
 		got, gotField, err := skimRow(line)
 		if (err != nil) != (wantErr != nil) {
 			t.Errorf("line %d: err %v, encoding/json %v\n%.300s", i, err, wantErr, line)
+		}
+		if err != nil || wantErr != nil {
 			continue
 		}
 		// On a type error encoding/json still allocates the pointer (a
@@ -96,32 +99,115 @@ func TestSkimRowRejects(t *testing.T) {
 	}
 }
 
-// FuzzSkimRow: skimRow never panics and accepts every JSON object
-// encoding/json accepts.
+// skimBlockRows are rows whose strings hold, at every offset from 50 to
+// 69 (across stringRun's 16- and 32-byte spans and a 64-byte boundary), an
+// escape, a run of backslashes, a raw control character or a quote, each
+// row also cut short there: kept and skipped strings, member names.
+func skimBlockRows() []string {
+	var rows []string
+	for _, special := range []string{`\n`, `\\`, `\\\\\\`, `\\\"`, `\u00e9`, `\ud83d\ude00`, `\u12g4`, `\q`, "\x01", "\xff", `é`, `\`, `"`} {
+		for pad := 50; pad < 70; pad += 3 {
+			fill := strings.Repeat("p", pad)
+			for _, row := range []string{
+				`{"test_id":"` + fill + special + `x","score":1}`,
+				`{"` + fill[:pad-2] + `":"` + special + `","score":0.5,"target":"t` + special + `"}`,
+				`{"score":1,"scores":[{"name":"` + fill + special + `","input":{"p":"` + fill + special + fill + `"}}]}`,
+				`{"score":1,"x":["` + fill[:pad-8] + `",{"` + special + `":1}]}`,
+			} {
+				rows = append(rows, row, row[:pad+len(special)-1], row[:pad+15])
+			}
+		}
+	}
+	return rows
+}
+
+// foldedKey tells whether line has a member name that encoding/json would
+// fold into a row field's (testID for testId): AgentV and skimRow match
+// names exactly.
+func foldedKey(line []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(line))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		k, ok := tok.(string)
+		if !ok {
+			continue
+		}
+		for _, typ := range []reflect.Type{reflect.TypeFor[rowWire](), reflect.TypeFor[graderWire](), reflect.TypeFor[repeatWire]()} {
+			for f := range typ.Fields() {
+				if name := f.Tag.Get("json"); name != k && strings.EqualFold(name, k) {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// emptyNil sets w's empty lists to nil: encoding/json makes [] an empty
+// slice, skimRow leaves it nil, and no reader of a rowWire tells them apart.
+func emptyNil(w rowWire) rowWire {
+	for _, l := range []*[]graderWire{&w.Scores, &w.EvaluatorResults} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	for _, l := range []*[]repeatWire{&w.Samples, &w.Attempts, &w.Trials} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	return w
+}
+
+// FuzzSkimRow: skimRow accepts exactly the JSON objects encoding/json
+// accepts and decodes them as json.Unmarshal does, with the same first
+// mistyped field.
 func FuzzSkimRow(f *testing.F) {
-	for _, r := range skimEdgeRows {
+	for _, r := range append(skimEdgeRows, skimBlockRows()...) {
 		f.Add([]byte(r))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		_, _, err := skimRow(line)
-		if trimmed := bytes.TrimSpace(line); err != nil && json.Valid(line) && len(trimmed) > 0 && trimmed[0] == '{' {
-			t.Errorf("rejected valid object %q: %v", line, err)
+		got, gotField, err := skimRow(line)
+		if trimmed := bytes.TrimSpace(line); len(trimmed) == 0 || trimmed[0] != '{' {
+			if err == nil {
+				t.Fatalf("accepted %q, not an object", line)
+			}
+			return
+		}
+		if valid := json.Valid(line); valid != (err == nil) {
+			t.Fatalf("%q: error %v, json.Valid %v", line, err, valid)
+		}
+		want, wantField, _ := oracle(line)
+		switch {
+		case err != nil || foldedKey(line):
+		case strings.HasSuffix(wantField, ".sample") || strings.HasSuffix(wantField, ".attempt"):
+			// 15.0 is an integer to AgentV and skimRow, not to encoding/json.
+		case gotField != wantField:
+			t.Fatalf("%q: mistyped field %q, encoding/json says %q", line, gotField, wantField)
+		case wantField == "" && !reflect.DeepEqual(emptyNil(got), emptyNil(want)):
+			t.Fatalf("%q: decoded\n%+v\nencoding/json:\n%+v", line, got, want)
 		}
 	})
 }
 
 // TestStringEndEveryPosition puts each kind of byte that needs a look at
-// every position of a string longer than two 32-byte blocks, so every stage
-// of stringRun (32 and 16 bytes at a time, then byte by byte) meets it.
+// every position of a string longer than two 64-byte spans, so every stage
+// of the scan (the first word, stringRun's 32 and 16 bytes at a time, then
+// byte by byte) meets it.
 func TestStringEndEveryPosition(t *testing.T) {
-	for _, special := range []string{"\x00", "\x1f", "\x7f", "\xff", `\n`, `\u00e9`, `\q`, `\u12g4`, `\`, "\t", `\"`, `\\`, "\x22"} {
-		for pos := range 70 {
-			body := bytes.Repeat([]byte("abcdefghijklmnopqrstu"), 4)[:pos]
+	for _, special := range []string{"\x00", "\x1f", "\x7f", "\xff", `\n`, `\u00e9`, `\q`, `\u12g4`, `\`, "\t", `\"`, `\\`, `\\\`, "\x22"} {
+		for pos := range 140 {
+			body := bytes.Repeat([]byte("abcdefghijklmnopqrstu"), 7)[:pos]
 			body = append(append(body, special...), "vwxyz0123"...)
 			want := json.Valid(append(append([]byte{'"'}, body...), '"'))
-			end, ok, _ := stringEnd(append(body, '"'), 0)
+			end, ok, escaped := stringEnd(append(body, '"'), 0)
 			if got := ok && end == len(body); got != want {
 				t.Errorf("%q: valid %v, encoding/json says %v", body, got, want)
+			}
+			if want && escaped != bytes.Contains(body, []byte(`\`)) {
+				t.Errorf("%q: escaped %v", body, escaped)
 			}
 		}
 	}
