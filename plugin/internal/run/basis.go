@@ -16,7 +16,8 @@ import (
 // it: the answer, the input and the test definition. Answer and Input are
 // Detail's, except that the Content of a sidecar is the file's raw bytes
 // (response.md keeps its role blocks), whole unless Truncated, when Path
-// has the rest.
+// has the rest. Task's slices may be shared with the other cases of the
+// same bundle: read them only.
 type Basis struct {
 	Case          *Case
 	Answer, Input Text
@@ -38,7 +39,8 @@ const (
 // Bases reads the Basis of every case of cs and calls fn(i, b) for cs[i],
 // on every core (fn must be safe for concurrent use; b is fn's to keep).
 // It reads the manifest once in file order, decodes each row once, and
-// opens the run directory once for all sidecars, with Detail's checks: a
+// opens the run directory once for all sidecars, parses each EVAL.yaml
+// bundle once for all its rows (see evalDefs), with Detail's checks: a
 // row that is no longer the case's is an error, as is fn's. It returns the
 // error of the lowest i that failed; once one fails, the rest are skipped.
 func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
@@ -63,6 +65,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[a].Loc.Offset, cs[b].Loc.Offset) })
 
+	var defs evalDefs
 	errs := make([]error, len(cs))
 	var failed atomic.Bool
 	fail := func(i int, err error) {
@@ -85,7 +88,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 						fail(i, r.changed(c, "cannot re-read the row: "+ch.err.Error()))
 						continue
 					}
-					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sk, dir.Open)
+					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sk, dir.Read, &defs)
 					if err == nil {
 						err = fn(i, b)
 					}
@@ -133,21 +136,67 @@ type chunk struct {
 }
 
 // basis reads the Basis of c from its row bytes line.
-func (r *Run) basis(c *Case, line []byte, sk *skimmer, open opener) (*Basis, error) {
+func (r *Run) basis(c *Case, line []byte, sk *skimmer, read reader, defs *evalDefs) (*Basis, error) {
 	_, m, err := r.verify(c, line, sk)
 	if err != nil {
 		return nil, err
 	}
 	var row rowFull
-	if err := r.decodeRow(c, m, textFields, &row); err != nil {
-		return nil, err
+	if !textOf(m, &row, sk) {
+		if err := r.decodeRow(c, m, textFields, &row); err != nil {
+			return nil, err
+		}
 	}
 	d := &Detail{Case: c} // the reads' warnings, which a Basis does not keep
-	read := func(field, rel string) Text { return r.readFileWith(open, d, field, rel, basisLimit) }
-	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", read), Input: r.input(row, read)}
+	text := func(field, rel string) Text { return r.readFileWith(read, d, field, rel, basisLimit) }
+	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
 	sc, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.task(open, sc, named, c.TestID, m)
+	b.Task = r.task(read, defs, sc, named, c.TestID, m, sk)
 	return b, nil
+}
+
+// textOf sets the textFields of row from the members m (normalised) as
+// decodeRow does, without encoding them again, when each field has one
+// member of its exact name; else it reports false and leaves row as it
+// is. The RawMessages alias m's values (decodeRow's are compact copies:
+// the same JSON).
+func textOf(m map[string]json.RawMessage, row *rowFull, sk *skimmer) bool {
+	for k := range m {
+		if fieldOf(k, textFields) == len(textFields) {
+			return false
+		}
+	}
+	for _, f := range textMembers(row) {
+		v, ok := m[f.name]
+		switch {
+		case !ok:
+		case f.raw != nil:
+			*f.raw = v
+		default: // a string: normalize keeps no other kind
+			sk.b, sk.i, sk.depth = v, 0, 0
+			if sk.str(f.path, f.name) != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// textMember is a field of rowFull the answer or the input is read from:
+// a path, or an inline value.
+type textMember struct {
+	name string
+	path *string
+	raw  *json.RawMessage
+}
+
+func textMembers(row *rowFull) []textMember {
+	return []textMember{
+		{"output_path", &row.OutputPath, nil}, {"answer_path", &row.AnswerPath, nil},
+		{"response_path", &row.ResponsePath, nil}, {"input_path", &row.InputPath, nil},
+		{"output", nil, &row.Output}, {"answer", nil, &row.Answer}, {"output_text", nil, &row.OutputText},
+		{"candidate_answer", nil, &row.CandidateAnswer}, {"input", nil, &row.Input},
+	}
 }
 
 // members splits a JSON object (one that checkRow accepted) into its

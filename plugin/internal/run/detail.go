@@ -229,7 +229,13 @@ func (r *Run) decodeRow(c *Case, m map[string]json.RawMessage, tags []string, ds
 // and the input are read from.
 var (
 	fullFields = jsonTags(reflect.TypeFor[rowFull]())
-	textFields = []string{"output_path", "answer_path", "response_path", "output", "answer", "output_text", "candidate_answer", "input_path", "input"}
+	textFields = func() []string {
+		var names []string
+		for _, m := range textMembers(new(rowFull)) {
+			names = append(names, m.name)
+		}
+		return names
+	}()
 )
 
 func jsonTags(t reflect.Type) []string {
@@ -637,15 +643,15 @@ func (r *Run) readText(d *Detail, field, rel string) Text {
 // (0 = all). Outside the run dir, missing or unreadable: Missing, with a
 // warning for the first and last.
 func (r *Run) readFile(d *Detail, field, rel string, limit int64) Text {
-	return r.readFileWith(r.openIn, d, field, rel, limit)
+	return r.readFileWith(r.readIn, d, field, rel, limit)
 }
 
-// readFileWith is readFile opening the file with open.
-func (r *Run) readFileWith(open opener, d *Detail, field, rel string, limit int64) Text {
+// readFileWith is readFile reading the file with read.
+func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int64) Text {
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
-	b, size, cut, prob := r.readSidecarWith(open, Sidecar{Field: field, Path: rel}, limit)
+	b, size, cut, prob := r.readSidecarWith(read, Sidecar{Field: field, Path: rel}, limit)
 	p, _ := r.within(rel)
 	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size}
 	switch {
