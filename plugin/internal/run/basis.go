@@ -30,10 +30,10 @@ const basisLimit = 4 << 20
 
 // basisChunk bounds the manifest bytes Bases reads at once for a run of
 // neighbouring rows; a gap bigger than basisGap between two wanted rows
-// starts a new read.
-const (
-	basisChunk = 1 << 20
-	basisGap   = 64 << 10
+// starts a new read. (Variables for a test.)
+var (
+	basisChunk int64 = 1 << 20
+	basisGap   int64 = 64 << 10
 )
 
 // Bases reads the Basis of every case of cs and calls fn(i, b) for cs[i],
@@ -73,10 +73,13 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 		failed.Store(true)
 	}
 	work := make(chan chunk, 2)
+	// A worker hands a chunk's buffer back when done with its rows (no
+	// Basis aliases it), for a later chunk.
+	free := make(chan []byte, cap(work)+runtime.GOMAXPROCS(0)+1)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			var sk skimmer
+			var sc scratch
 			for ch := range work {
 				for _, i := range ch.cases {
 					if failed.Load() {
@@ -88,13 +91,17 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 						fail(i, r.changed(c, "cannot re-read the row: "+ch.err.Error()))
 						continue
 					}
-					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sk, dir.Read, &defs)
+					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir.Read, &defs)
 					if err == nil {
 						err = fn(i, b)
 					}
 					if err != nil {
 						fail(i, err)
 					}
+				}
+				select {
+				case free <- ch.data:
+				default:
 				}
 			}
 		})
@@ -109,7 +116,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 			}
 			end = max(end, next.Offset+int64(next.Length))
 		}
-		ch := chunk{offset: first.Offset, data: make([]byte, end-first.Offset), cases: order[lo:hi]}
+		ch := chunk{offset: first.Offset, data: buffer(free, end-first.Offset), cases: order[lo:hi]}
 		n, err := f.ReadAt(ch.data, ch.offset)
 		ch.data, ch.err = ch.data[:n], err
 		work <- ch
@@ -135,14 +142,34 @@ type chunk struct {
 	cases  []int
 }
 
-// basis reads the Basis of c from its row bytes line.
-func (r *Run) basis(c *Case, line []byte, sk *skimmer, read reader, defs *evalDefs) (*Basis, error) {
-	_, m, err := r.verify(c, line, sk)
+// buffer is n bytes, from a buffer in free when it holds one big enough.
+func buffer(free chan []byte, n int64) []byte {
+	select {
+	case b := <-free:
+		if int64(cap(b)) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]byte, n, max(n, basisChunk))
+}
+
+// scratch is what a Bases worker reuses from row to row.
+type scratch struct {
+	sk skimmer
+	m  map[string]json.RawMessage // the row's members
+}
+
+// basis reads the Basis of c from its row bytes line. Nothing it returns
+// aliases line.
+func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDefs) (*Basis, error) {
+	_, m, err := r.verify(c, line, &sc.sk, sc.m)
 	if err != nil {
 		return nil, err
 	}
+	sc.m = m
 	var row rowFull
-	if !textOf(m, &row, sk) {
+	if !textOf(m, &row) {
 		if err := r.decodeRow(c, m, textFields, &row); err != nil {
 			return nil, err
 		}
@@ -150,8 +177,8 @@ func (r *Run) basis(c *Case, line []byte, sk *skimmer, read reader, defs *evalDe
 	d := &Detail{Case: c} // the reads' warnings, which a Basis does not keep
 	text := func(field, rel string) Text { return r.readFileWith(read, d, field, rel, basisLimit) }
 	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
-	sc, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.task(read, defs, sc, named, c.TestID, m, sk)
+	eval, named := r.rowSidecar(m, "eval_path")
+	b.Task = r.task(read, defs, eval, named, c.TestID, m, &sc.sk)
 	return b, nil
 }
 
@@ -160,7 +187,7 @@ func (r *Run) basis(c *Case, line []byte, sk *skimmer, read reader, defs *evalDe
 // member of its exact name; else it reports false and leaves row as it
 // is. The RawMessages alias m's values (decodeRow's are compact copies:
 // the same JSON).
-func textOf(m map[string]json.RawMessage, row *rowFull, sk *skimmer) bool {
+func textOf(m map[string]json.RawMessage, row *rowFull) bool {
 	for k := range m {
 		if fieldOf(k, textFields) == len(textFields) {
 			return false
@@ -173,8 +200,7 @@ func textOf(m map[string]json.RawMessage, row *rowFull, sk *skimmer) bool {
 		case f.raw != nil:
 			*f.raw = v
 		default: // a string: normalize keeps no other kind
-			sk.b, sk.i, sk.depth = v, 0, 0
-			if sk.str(f.path, f.name) != nil {
+			if *f.path, ok = stringOf(v); !ok {
 				return false
 			}
 		}
@@ -202,10 +228,14 @@ func textMembers(row *rowFull) []textMember {
 // members splits a JSON object (one that checkRow accepted) into its
 // members as json.Unmarshal into a map[string]json.RawMessage does: the
 // last of repeated keys wins, invalid UTF-8 in a key becomes U+FFFD. The
-// values alias line.
-func (s *skimmer) members(line []byte) (map[string]json.RawMessage, error) {
+// values alias line. They are put in m, emptied first, or when m is nil
+// in a new map.
+func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
-	m := make(map[string]json.RawMessage, 32)
+	if m == nil {
+		m = make(map[string]json.RawMessage, 32)
+	}
+	clear(m)
 	err := s.object(func(key []byte) error {
 		k := string(key)
 		if !utf8.ValidString(k) {

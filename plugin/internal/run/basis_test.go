@@ -2,9 +2,47 @@ package run
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
+
+	"agentv-review/bench/gen/genrun"
 )
+
+// TestBasesChunks: a Basis holds nothing of the chunk buffer it was
+// read from, which Bases reuses: small chunks read what one does.
+func TestBasesChunks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+	if _, err := genrun.Write442(dir, genrun.Options{Rows: 200, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func() []*Basis {
+		out := make([]*Basis, len(r.Cases))
+		var mu sync.Mutex
+		if err := r.Bases(r.Cases, func(i int, b *Basis) error {
+			mu.Lock()
+			defer mu.Unlock()
+			out[i] = b
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	whole := all()
+	defer func(chunk, gap int64) { basisChunk, basisGap = chunk, gap }(basisChunk, basisGap)
+	basisChunk, basisGap = 4<<10, 1<<10
+	for i, b := range all() {
+		if !reflect.DeepEqual(b, whole[i]) {
+			t.Fatalf("case %s read in 4 KiB chunks:\n%+v\nin one:\n%+v", b.Case.TestID, b, whole[i])
+		}
+	}
+}
 
 var textSeeds = []string{
 	`{"test_id":"a","output_path":"o/answer.md","input_path":"in\u0070ut.md","answer_path":null,"responsePath":"r.md"}`,
@@ -38,7 +76,7 @@ func checkTextOf(t *testing.T, line []byte) {
 	if !json.Valid(line) {
 		return
 	}
-	m, err := sk.members(line)
+	m, err := sk.members(line, nil)
 	if err != nil {
 		return // not an object
 	}
@@ -47,7 +85,7 @@ func checkTextOf(t *testing.T, line []byte) {
 	if err := (&Run{}).decodeRow(&Case{}, m, textFields, &want); err != nil {
 		t.Fatal(err)
 	}
-	if !textOf(m, &got, &sk) {
+	if !textOf(m, &got) {
 		return // decodeRow decodes it
 	}
 	for i, g := range textMembers(&got) {

@@ -165,7 +165,7 @@ func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage
 	if _, err := f.ReadAt(buf, c.Loc.Offset); err != nil {
 		return nil, nil, r.changed(c, "cannot re-read the row: "+err.Error())
 	}
-	return r.verify(c, buf, sk)
+	return r.verify(c, buf, sk, nil)
 }
 
 // changed is the error for a row that is no longer the one Open read.
@@ -176,8 +176,8 @@ func (r *Run) changed(c *Case, msg string) error {
 // verify decodes the row bytes read at c.Loc with sk as Open did
 // (checkRow). It refuses a row whose identity or outcome is no longer the
 // case's, and returns the row's members (aliasing line) with their aliases
-// normalised by rowSpellings.
-func (r *Run) verify(c *Case, line []byte, sk *skimmer) (*rowWire, map[string]json.RawMessage, error) {
+// normalised by rowSpellings, in m when not nil (emptied first).
+func (r *Run) verify(c *Case, line []byte, sk *skimmer, m map[string]json.RawMessage) (*rowWire, map[string]json.RawMessage, error) {
 	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))
 	w, _, rerr := checkRow(line, sk)
 	if rerr != nil {
@@ -193,7 +193,7 @@ func (r *Run) verify(c *Case, line []byte, sk *skimmer) (*rowWire, map[string]js
 	case got != want:
 		return nil, nil, r.changed(c, fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
 	}
-	m, err := sk.members(line)
+	m, err := sk.members(line, m)
 	if err != nil { // checkRow has read the same bytes
 		return nil, nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}
@@ -320,8 +320,8 @@ func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
 // rowSidecar is the sidecar the row members m name in field (Present not
 // set): none when the value is not a non-empty string.
 func (r *Run) rowSidecar(m map[string]json.RawMessage, field string) (Sidecar, bool) {
-	var rel string
-	if json.Unmarshal(m[field], &rel) != nil || rel == "" {
+	rel, ok := stringOf(m[field])
+	if !ok || rel == "" {
 		return Sidecar{}, false
 	}
 	p, _ := r.within(rel)

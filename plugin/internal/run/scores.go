@@ -1,8 +1,11 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // decodeScores decodes a row's scores[] value as json.Unmarshal into a
@@ -128,7 +131,7 @@ func (s *skimmer) userPrompt(input []byte) string {
 		}
 		switch s.peek() {
 		case '"':
-			return s.str(&p, "userPrompt") // the last one wins
+			return s.longStr(&p) // the last one wins
 		case 'n': // null leaves the value as it is
 		default:
 			bad = true
@@ -139,4 +142,124 @@ func (s *skimmer) userPrompt(input []byte) string {
 		return ""
 	}
 	return p
+}
+
+// longStr is str for a long string with escapes (a grader prompt): it is
+// unescaped here, in one pass, rather than by encoding/json, which checks
+// the whole value again first.
+func (s *skimmer) longStr(dst *string) error {
+	start := s.i
+	raw, err := s.rawString()
+	if err != nil {
+		return err
+	}
+	if t, ok := unescape(raw); ok {
+		*dst = t
+		return nil
+	}
+	return json.Unmarshal(s.b[start:s.i], dst)
+}
+
+// stringOf is the JSON string v (a value checkRow accepted) as
+// json.Unmarshal decodes it into a string; ok is false for another kind
+// (null included).
+func stringOf(v json.RawMessage) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	if body := v[1 : len(v)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	var t string
+	if json.Unmarshal(v, &t) != nil {
+		return "", false
+	}
+	return t, true
+}
+
+// unescape decodes the body of a JSON string (between its quotes, its
+// escapes checked by rawString) as encoding/json does: bad UTF-8 and lone
+// surrogates become U+FFFD. ok is false for what it does not expect.
+func unescape(raw []byte) (string, bool) {
+	b := make([]byte, 0, len(raw))
+	for len(raw) > 0 {
+		n := bytes.IndexByte(raw, '\\')
+		if n < 0 {
+			n = len(raw)
+		}
+		b = appendValid(b, raw[:n])
+		if raw = raw[n:]; len(raw) == 0 {
+			break
+		}
+		if len(raw) < 2 {
+			return "", false
+		}
+		switch c := raw[1]; c {
+		case '"', '\\', '/':
+			b = append(b, c)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(raw)
+			if r < 0 {
+				return "", false
+			}
+			raw = raw[6:]
+			if utf16.IsSurrogate(r) {
+				if dec := utf16.DecodeRune(r, hex4(raw)); dec != utf8.RuneError {
+					r, raw = dec, raw[6:]
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default:
+			return "", false
+		}
+		raw = raw[2:]
+	}
+	return string(b), true
+}
+
+// appendValid appends p to b, each byte of bad UTF-8 as U+FFFD.
+func appendValid(b, p []byte) []byte {
+	if utf8.Valid(p) {
+		return append(b, p...)
+	}
+	for len(p) > 0 {
+		r, n := utf8.DecodeRune(p)
+		b, p = utf8.AppendRune(b, r), p[n:]
+	}
+	return b
+}
+
+// hex4 is the rune of the \uXXXX escape p starts with, -1 if none.
+func hex4(p []byte) rune {
+	if len(p) < 6 || p[0] != '\\' || p[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range p[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }

@@ -116,3 +116,23 @@ func FuzzDecodeScores(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { checkScores(t, raw) })
 }
+
+// FuzzUnescape: unescape decodes every JSON string body as encoding/json.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`plain`, `a\nb\t\"c\"\\\/\b\f\r`, `\u00e9\ud83d\ude00`, `\ud800x\udc00\ud800\u0041`, "bad \xff\xfe utf8 \xe2\x82", `\u0000`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		quoted := append(append([]byte{'"'}, body...), '"')
+		if !json.Valid(quoted) {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(quoted, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := unescape(body); !ok || got != want {
+			t.Errorf("unescape(%q) = %q, %v; want %q", body, got, ok, want)
+		}
+	})
+}
