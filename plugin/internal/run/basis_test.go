@@ -44,6 +44,12 @@ func TestBasesChunks(t *testing.T) {
 	}
 }
 
+func TestSpellingGroupsFitNormalize(t *testing.T) {
+	if len(rowSpellings) > 64 {
+		t.Fatalf("%d rowSpellings groups: normalize keeps at most 64 in a uint64", len(rowSpellings))
+	}
+}
+
 var textSeeds = []string{
 	`{"test_id":"a","output_path":"o/answer.md","input_path":"in\u0070ut.md","answer_path":null,"responsePath":"r.md"}`,
 	`{"output":[{"role":"assistant","content":"hi <b>"}],"input":"q","answer":null,"output_text":1,"candidate_answer":{"x":[1, 2]}}`,

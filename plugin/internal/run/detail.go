@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"path"
 	"reflect"
 	"slices"
@@ -250,7 +251,14 @@ func jsonTags(t reflect.Type) []string {
 // rowSpellings, keeping the first one that has a value of the field's kind
 // (valueKind); null or another kind counts as absent, as in the skimmer.
 func normalize(m map[string]json.RawMessage) {
-	for _, names := range rowSpellings {
+	var groups uint64 // the rowSpellings that m has a spelling of
+	for k := range m {
+		if g, ok := spellingGroup[k]; ok {
+			groups |= 1 << g
+		}
+	}
+	for ; groups != 0; groups &= groups - 1 {
+		names := rowSpellings[bits.TrailingZeros64(groups)]
 		var win json.RawMessage
 		want := valueKind(names[0])
 		for _, name := range names {
@@ -268,6 +276,18 @@ func normalize(m map[string]json.RawMessage) {
 		}
 	}
 }
+
+// spellingGroup is the index in rowSpellings of each spelling (at most
+// 64 groups: normalize keeps a set of them in a uint64; a test checks).
+var spellingGroup = func() map[string]int {
+	g := map[string]int{}
+	for i, names := range rowSpellings {
+		for _, n := range names {
+			g[n] = i
+		}
+	}
+	return g
+}()
 
 // valueKind is the kind (see jsonKind) of a rowSpellings field's value:
 // a string for all but three.

@@ -164,11 +164,11 @@ func (r *Run) readSidecarWith(read reader, sc Sidecar, limit int64) (b []byte, s
 		}
 		return p
 	}
-	p, ok := r.within(sc.Path)
+	_, rel, ok := r.locate(sc.Path)
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
-	b, size, err := read(p, limit)
+	b, size, err := read(rel, limit) // relative: not resolved again
 	switch {
 	case errors.Is(err, safefile.ErrOutside):
 		return nil, 0, false, problem(ProblemOutside, nil)
