@@ -21,7 +21,7 @@ func (d *Dir) readBeneath(rel, name string, limit int64) (b []byte, size int64, 
 	}
 	var fd int
 	var oerr error
-	conn.Control(func(dirfd uintptr) {
+	cerr := conn.Control(func(dirfd uintptr) {
 		for {
 			fd, oerr = unix.Openat2(int(dirfd), rel, &unix.OpenHow{
 				Flags:   unix.O_RDONLY | unix.O_CLOEXEC | nonBlocking,
@@ -33,6 +33,8 @@ func (d *Dir) readBeneath(rel, name string, limit int64) (b []byte, size int64, 
 		}
 	})
 	switch {
+	case cerr != nil: // the folder is closed
+		return nil, 0, false, nil
 	case oerr == unix.ENOENT:
 		return nil, 0, true, &fs.PathError{Op: "openat2", Path: name, Err: syscall.ENOENT}
 	case oerr != nil:

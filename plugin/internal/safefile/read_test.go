@@ -38,9 +38,11 @@ func hostileDir(t *testing.T) (dir string, names []string) {
 	must(os.Symlink(outside, path.Join(dir, "abs-out")))
 	must(os.Symlink(root, path.Join(dir, "dir-out")))
 	must(os.Symlink("nowhere", path.Join(dir, "dangling")))
+	must(os.Symlink("../nowhere", path.Join(dir, "dangling-out")))
+	must(os.Symlink("/nowhere", path.Join(dir, "dangling-abs")))
 	must(syscall.Mkfifo(path.Join(dir, "fifo"), 0o644))
 	names = []string{"a.txt", "sub/deep/b.txt", "empty", "in", "sub/up-in", "abs-in", "out", "abs-out", "dir-out/secret.txt",
-		"dangling", "fifo", "sub", "missing", "sub/missing/x", "a.txt/x", "sub/../a.txt", "../secret.txt", outside,
+		"dangling", "dangling-out", "dangling-abs", "fifo", "sub", "missing", "sub/missing/x", "a.txt/x", "sub/../a.txt", "../secret.txt", outside,
 		path.Join(dir, "a.txt"), "."}
 	return dir, names
 }
