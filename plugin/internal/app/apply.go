@@ -293,7 +293,7 @@ func lineOfKey(data []byte, key string) int {
 
 // parseLines reads JSON Lines; blank lines are skipped.
 func parseLines(name string, data []byte) (input, []*clierr.Error) {
-	var in input
+	in := input{answers: make([]answer, 0, bytes.Count(data, []byte("\n"))+1)}
 	var problems []*clierr.Error
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)

@@ -146,16 +146,21 @@ func hostile(t *testing.T) (dir, outside string) {
 			row("dotdot", `,"output_path":"../outside/answer.md","input_path":"/etc/hostname","eval_path":"../outside/EVAL.yaml"`) +
 			row("inline", `,"output":[{"role":"assistant","content":"inline answer"}],"input":"inline input"`) +
 			row("response", `,"response_path":"ok/response.md","testId":"ignored"`) +
-			row("dup", paths("ok")) + row("dup", paths("missing")),
-		"ok/answer.md":         "the answer  \r\n\n",
-		"ok/input.md":          "the input",
-		"ok/response.md":       "@[user]:\nq\n\n@[assistant]:\nthe answer\n",
-		"ok/task/EVAL.yaml":    "tests:\n  - id: ok\n    criteria: from the bundle\n    assertions:\n      - type: contains\n        value: x\n",
-		"folder/input.md/x":    "a folder where a file should be",
-		"folder/answer.md/x":   "a folder where a file should be",
-		"../outside/answer.md": "SECRET",
-		"../outside/input.md":  "SECRET",
-		"../outside/EVAL.yaml": "tests:\n  - id: linked-out\n    criteria: SECRET\n",
+			row("dup", paths("ok")) + row("dup", paths("missing")) +
+			// One bundle of two tests, named by three rows (read once).
+			row("shared-a", `,"eval_path":"shared/task/EVAL.yaml"`) +
+			strings.Replace(row("shared-a", `,"eval_path":"shared/task/EVAL.yaml"`), `"target":"x"`, `"target":"y"`, 1) +
+			row("shared-b", `,"eval_path":"shared/task/EVAL.yaml"`),
+		"shared/task/EVAL.yaml": "tests:\n  - id: shared-a\n    criteria: criteria a\n  - id: shared-b\n    criteria: criteria b\n",
+		"ok/answer.md":          "the answer  \r\n\n",
+		"ok/input.md":           "the input",
+		"ok/response.md":        "@[user]:\nq\n\n@[assistant]:\nthe answer\n",
+		"ok/task/EVAL.yaml":     "tests:\n  - id: ok\n    criteria: from the bundle\n    assertions:\n      - type: contains\n        value: x\n",
+		"folder/input.md/x":     "a folder where a file should be",
+		"folder/answer.md/x":    "a folder where a file should be",
+		"../outside/answer.md":  "SECRET",
+		"../outside/input.md":   "SECRET",
+		"../outside/EVAL.yaml":  "tests:\n  - id: linked-out\n    criteria: SECRET\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -203,6 +208,9 @@ func TestBasesHostile(t *testing.T) {
 		}
 		if b.Case.TestID == "ok" && (b.Answer.Content != "the answer  \r\n\n" || b.Task.Criteria != "from the bundle") {
 			t.Errorf("ok: answer %q, criteria %q", b.Answer.Content, b.Task.Criteria)
+		}
+		if id := b.Case.TestID; strings.HasPrefix(id, "shared-") && b.Task.Criteria != "criteria "+id[len(id)-1:] {
+			t.Errorf("%s@%s: criteria %q from the shared bundle", id, b.Case.Target, b.Task.Criteria)
 		}
 		if b.Case.TestID == "response" && !strings.HasPrefix(b.Answer.Content, "@[user]") {
 			t.Errorf("response.md is hashed raw, as its file; got %q", b.Answer.Content)

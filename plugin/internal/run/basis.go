@@ -16,7 +16,8 @@ import (
 // it: the answer, the input and the test definition. Answer and Input are
 // Detail's, except that the Content of a sidecar is the file's raw bytes
 // (response.md keeps its role blocks), whole unless Truncated, when Path
-// has the rest.
+// has the rest. Task's slices may be shared with the other cases of the
+// same bundle: read them only.
 type Basis struct {
 	Case          *Case
 	Answer, Input Text
@@ -29,16 +30,17 @@ const basisLimit = 4 << 20
 
 // basisChunk bounds the manifest bytes Bases reads at once for a run of
 // neighbouring rows; a gap bigger than basisGap between two wanted rows
-// starts a new read.
-const (
-	basisChunk = 1 << 20
-	basisGap   = 64 << 10
+// starts a new read. (Variables for a test.)
+var (
+	basisChunk int64 = 1 << 20
+	basisGap   int64 = 64 << 10
 )
 
 // Bases reads the Basis of every case of cs and calls fn(i, b) for cs[i],
 // on every core (fn must be safe for concurrent use; b is fn's to keep).
 // It reads the manifest once in file order, decodes each row once, and
-// opens the run directory once for all sidecars, with Detail's checks: a
+// opens the run directory once for all sidecars, parses each EVAL.yaml
+// bundle once for all its rows (see evalDefs), with Detail's checks: a
 // row that is no longer the case's is an error, as is fn's. It returns the
 // error of the lowest i that failed; once one fails, the rest are skipped.
 func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
@@ -63,6 +65,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cs[a].Loc.Offset, cs[b].Loc.Offset) })
 
+	var defs evalDefs
 	errs := make([]error, len(cs))
 	var failed atomic.Bool
 	fail := func(i int, err error) {
@@ -70,10 +73,13 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 		failed.Store(true)
 	}
 	work := make(chan chunk, 2)
+	// A worker hands a chunk's buffer back when done with its rows (no
+	// Basis aliases it), for a later chunk.
+	free := make(chan []byte, cap(work)+runtime.GOMAXPROCS(0)+1)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			var sk skimmer
+			var sc scratch
 			for ch := range work {
 				for _, i := range ch.cases {
 					if failed.Load() {
@@ -85,13 +91,17 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 						fail(i, r.changed(c, "cannot re-read the row: "+ch.err.Error()))
 						continue
 					}
-					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sk, dir.Open)
+					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir.Read, &defs)
 					if err == nil {
 						err = fn(i, b)
 					}
 					if err != nil {
 						fail(i, err)
 					}
+				}
+				select {
+				case free <- ch.data:
+				default:
 				}
 			}
 		})
@@ -106,7 +116,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 			}
 			end = max(end, next.Offset+int64(next.Length))
 		}
-		ch := chunk{offset: first.Offset, data: make([]byte, end-first.Offset), cases: order[lo:hi]}
+		ch := chunk{offset: first.Offset, data: buffer(free, end-first.Offset), cases: order[lo:hi]}
 		n, err := f.ReadAt(ch.data, ch.offset)
 		ch.data, ch.err = ch.data[:n], err
 		work <- ch
@@ -132,31 +142,100 @@ type chunk struct {
 	cases  []int
 }
 
-// basis reads the Basis of c from its row bytes line.
-func (r *Run) basis(c *Case, line []byte, sk *skimmer, open opener) (*Basis, error) {
-	_, m, err := r.verify(c, line, sk)
+// buffer is n bytes, from a buffer in free when it holds one big enough.
+func buffer(free chan []byte, n int64) []byte {
+	select {
+	case b := <-free:
+		if int64(cap(b)) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]byte, n, max(n, basisChunk))
+}
+
+// scratch is what a Bases worker reuses from row to row.
+type scratch struct {
+	sk skimmer
+	m  map[string]json.RawMessage // the row's members
+}
+
+// basis reads the Basis of c from its row bytes line. Nothing it returns
+// aliases line.
+func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDefs) (*Basis, error) {
+	_, m, err := r.verify(c, line, &sc.sk, sc.m)
 	if err != nil {
 		return nil, err
 	}
+	sc.m = m
 	var row rowFull
-	if err := r.decodeRow(c, m, textFields, &row); err != nil {
-		return nil, err
+	if !textOf(m, &row) {
+		if err := r.decodeRow(c, m, textFields, &row); err != nil {
+			return nil, err
+		}
 	}
 	d := &Detail{Case: c} // the reads' warnings, which a Basis does not keep
-	read := func(field, rel string) Text { return r.readFileWith(open, d, field, rel, basisLimit) }
-	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", read), Input: r.input(row, read)}
-	sc, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.task(open, sc, named, c.TestID, m)
+	text := func(field, rel string) Text { return r.readFileWith(read, d, field, rel, basisLimit) }
+	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
+	eval, named := r.rowSidecar(m, "eval_path")
+	b.Task = r.task(read, defs, eval, named, c.TestID, m, &sc.sk)
 	return b, nil
+}
+
+// textOf sets the textFields of row from the members m (normalised) as
+// decodeRow does, without encoding them again, when each field has one
+// member of its exact name; else it reports false and leaves row as it
+// is. The RawMessages alias m's values (decodeRow's are compact copies:
+// the same JSON).
+func textOf(m map[string]json.RawMessage, row *rowFull) bool {
+	for k := range m {
+		if fieldOf(k, textFields) == len(textFields) {
+			return false
+		}
+	}
+	for _, f := range textMembers(row) {
+		v, ok := m[f.name]
+		switch {
+		case !ok:
+		case f.raw != nil:
+			*f.raw = v
+		default: // a string: normalize keeps no other kind
+			if *f.path, ok = stringOf(v); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// textMember is a field of rowFull the answer or the input is read from:
+// a path, or an inline value.
+type textMember struct {
+	name string
+	path *string
+	raw  *json.RawMessage
+}
+
+func textMembers(row *rowFull) []textMember {
+	return []textMember{
+		{"output_path", &row.OutputPath, nil}, {"answer_path", &row.AnswerPath, nil},
+		{"response_path", &row.ResponsePath, nil}, {"input_path", &row.InputPath, nil},
+		{"output", nil, &row.Output}, {"answer", nil, &row.Answer}, {"output_text", nil, &row.OutputText},
+		{"candidate_answer", nil, &row.CandidateAnswer}, {"input", nil, &row.Input},
+	}
 }
 
 // members splits a JSON object (one that checkRow accepted) into its
 // members as json.Unmarshal into a map[string]json.RawMessage does: the
 // last of repeated keys wins, invalid UTF-8 in a key becomes U+FFFD. The
-// values alias line.
-func (s *skimmer) members(line []byte) (map[string]json.RawMessage, error) {
+// values alias line. They are put in m, emptied first, or when m is nil
+// in a new map.
+func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
-	m := make(map[string]json.RawMessage, 32)
+	if m == nil {
+		m = make(map[string]json.RawMessage, 32)
+	}
+	clear(m)
 	err := s.object(func(key []byte) error {
 		k := string(key)
 		if !utf8.ValidString(k) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"path"
 	"reflect"
 	"slices"
@@ -165,7 +166,7 @@ func (r *Run) reread(c *Case, sk *skimmer) (*rowWire, map[string]json.RawMessage
 	if _, err := f.ReadAt(buf, c.Loc.Offset); err != nil {
 		return nil, nil, r.changed(c, "cannot re-read the row: "+err.Error())
 	}
-	return r.verify(c, buf, sk)
+	return r.verify(c, buf, sk, nil)
 }
 
 // changed is the error for a row that is no longer the one Open read.
@@ -176,8 +177,8 @@ func (r *Run) changed(c *Case, msg string) error {
 // verify decodes the row bytes read at c.Loc with sk as Open did
 // (checkRow). It refuses a row whose identity or outcome is no longer the
 // case's, and returns the row's members (aliasing line) with their aliases
-// normalised by rowSpellings.
-func (r *Run) verify(c *Case, line []byte, sk *skimmer) (*rowWire, map[string]json.RawMessage, error) {
+// normalised by rowSpellings, in m when not nil (emptied first).
+func (r *Run) verify(c *Case, line []byte, sk *skimmer, m map[string]json.RawMessage) (*rowWire, map[string]json.RawMessage, error) {
 	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))
 	w, _, rerr := checkRow(line, sk)
 	if rerr != nil {
@@ -193,7 +194,7 @@ func (r *Run) verify(c *Case, line []byte, sk *skimmer) (*rowWire, map[string]js
 	case got != want:
 		return nil, nil, r.changed(c, fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
 	}
-	m, err := sk.members(line)
+	m, err := sk.members(line, m)
 	if err != nil { // checkRow has read the same bytes
 		return nil, nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}
@@ -229,7 +230,13 @@ func (r *Run) decodeRow(c *Case, m map[string]json.RawMessage, tags []string, ds
 // and the input are read from.
 var (
 	fullFields = jsonTags(reflect.TypeFor[rowFull]())
-	textFields = []string{"output_path", "answer_path", "response_path", "output", "answer", "output_text", "candidate_answer", "input_path", "input"}
+	textFields = func() []string {
+		var names []string
+		for _, m := range textMembers(new(rowFull)) {
+			names = append(names, m.name)
+		}
+		return names
+	}()
 )
 
 func jsonTags(t reflect.Type) []string {
@@ -244,7 +251,14 @@ func jsonTags(t reflect.Type) []string {
 // rowSpellings, keeping the first one that has a value of the field's kind
 // (valueKind); null or another kind counts as absent, as in the skimmer.
 func normalize(m map[string]json.RawMessage) {
-	for _, names := range rowSpellings {
+	var groups uint64 // the rowSpellings that m has a spelling of
+	for k := range m {
+		if g, ok := spellingGroup[k]; ok {
+			groups |= 1 << g
+		}
+	}
+	for ; groups != 0; groups &= groups - 1 {
+		names := rowSpellings[bits.TrailingZeros64(groups)]
 		var win json.RawMessage
 		want := valueKind(names[0])
 		for _, name := range names {
@@ -262,6 +276,18 @@ func normalize(m map[string]json.RawMessage) {
 		}
 	}
 }
+
+// spellingGroup is the index in rowSpellings of each spelling (at most
+// 64 groups: normalize keeps a set of them in a uint64; a test checks).
+var spellingGroup = func() map[string]int {
+	g := map[string]int{}
+	for i, names := range rowSpellings {
+		for _, n := range names {
+			g[n] = i
+		}
+	}
+	return g
+}()
 
 // valueKind is the kind (see jsonKind) of a rowSpellings field's value:
 // a string for all but three.
@@ -314,8 +340,8 @@ func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
 // rowSidecar is the sidecar the row members m name in field (Present not
 // set): none when the value is not a non-empty string.
 func (r *Run) rowSidecar(m map[string]json.RawMessage, field string) (Sidecar, bool) {
-	var rel string
-	if json.Unmarshal(m[field], &rel) != nil || rel == "" {
+	rel, ok := stringOf(m[field])
+	if !ok || rel == "" {
 		return Sidecar{}, false
 	}
 	p, _ := r.within(rel)
@@ -637,15 +663,15 @@ func (r *Run) readText(d *Detail, field, rel string) Text {
 // (0 = all). Outside the run dir, missing or unreadable: Missing, with a
 // warning for the first and last.
 func (r *Run) readFile(d *Detail, field, rel string, limit int64) Text {
-	return r.readFileWith(r.openIn, d, field, rel, limit)
+	return r.readFileWith(r.readIn, d, field, rel, limit)
 }
 
-// readFileWith is readFile opening the file with open.
-func (r *Run) readFileWith(open opener, d *Detail, field, rel string, limit int64) Text {
+// readFileWith is readFile reading the file with read.
+func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int64) Text {
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
-	b, size, cut, prob := r.readSidecarWith(open, Sidecar{Field: field, Path: rel}, limit)
+	b, size, cut, prob := r.readSidecarWith(read, Sidecar{Field: field, Path: rel}, limit)
 	p, _ := r.within(rel)
 	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size}
 	switch {

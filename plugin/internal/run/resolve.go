@@ -280,12 +280,18 @@ func (r *Run) inside(p string) (string, bool) {
 // with safefile (os.Root) needs no more: a symlink leading out is refused
 // at the open.
 func (r *Run) within(p string) (string, bool) {
+	abs, _, ok := r.locate(p)
+	return abs, ok
+}
+
+// locate is within, and p relative to the run dir.
+func (r *Run) locate(p string) (abs, rel string, ok bool) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.Dir, filepath.FromSlash(p))
 	}
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(r.Dir, p)
-	return p, err == nil && (filepath.IsLocal(rel) || rel == ".")
+	return p, rel, err == nil && (filepath.IsLocal(rel) || rel == ".")
 }
 
 func exists(p string) bool {

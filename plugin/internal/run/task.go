@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -112,29 +110,22 @@ func (r *Run) Task(d *Detail) (*Task, error) {
 		return nil, err
 	}
 	sc, named := sidecar(d, "eval_path")
-	return r.task(r.openIn, sc, named, d.Case.TestID, m), nil
+	return r.task(r.readIn, nil, sc, named, d.Case.TestID, m, &sk), nil
 }
 
 // task is Task for the row members m, with the eval_path sidecar sc when
-// named, its files opened by open.
-func (r *Run) task(open opener, sc Sidecar, named bool, testID string, m map[string]json.RawMessage) *Task {
+// named, its files read by read, its definition kept in defs (nil: none);
+// sk decodes scores[].
+func (r *Run) task(read reader, defs *evalDefs, sc Sidecar, named bool, testID string, m map[string]json.RawMessage, sk *skimmer) *Task {
 	t := &Task{}
 	// eval_path names the bundle's EVAL.yaml in 4.42.4 and v5; older rows
 	// name the source eval file, which the run does not keep.
 	if named && filepath.Base(sc.Path) == "EVAL.yaml" {
-		t.Source = r.rel(sc.Path)
-		b, _, _, prob := r.readSidecarWith(open, sc, taskLimit)
-		if prob == nil {
-			prob = t.fromEval(b, testID, t.Source)
-		}
-		if prob != nil {
-			t.Problems = append(t.Problems, *prob)
-		}
+		*t = defs.get(evalKey{sc.Path, testID}, func() Task { return r.evalTask(read, sc, testID) })
 	}
-	var scores []scoreRecord
-	_ = json.Unmarshal(m["scores"], &scores) // a mistyped scores[] is Detail's to report
+	scores := decodeScores(m["scores"], sk) // a mistyped scores[] is Detail's to report
 	t.Graders = records(scores)
-	t.fromPrompts(scores)
+	t.fromPrompts(scores, sk)
 	return t
 }
 
@@ -148,21 +139,24 @@ func sidecar(d *Detail, field string) (Sidecar, bool) {
 	return Sidecar{}, false
 }
 
-// opener opens a file of the run beneath its dir, by safefile's rules.
-type opener func(name string) (*os.File, error)
+// reader reads at most limit bytes of a file of the run beneath its dir,
+// by safefile's rules, and tells the file's size.
+type reader func(name string, limit int64) ([]byte, int64, error)
 
-// openIn opens name beneath the run dir (safefile.OpenIn).
-func (r *Run) openIn(name string) (*os.File, error) { return safefile.OpenIn(r.Dir, name) }
+// readIn reads name beneath the run dir (safefile.ReadAtMost).
+func (r *Run) readIn(name string, limit int64) ([]byte, int64, error) {
+	return safefile.ReadAtMost(r.Dir, name, limit)
+}
 
 // readSidecar reads at most limit bytes of sc. It returns the bytes, the
 // file's size, whether the bytes are only its start, or why it could not.
 func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
-	return r.readSidecarWith(r.openIn, sc, limit)
+	return r.readSidecarWith(r.readIn, sc, limit)
 }
 
-// readSidecarWith is readSidecar opening sc with open. A symlink leading
-// out of the run is refused by the open.
-func (r *Run) readSidecarWith(open opener, sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
+// readSidecarWith is readSidecar reading sc with read. A symlink leading
+// out of the run is refused by the read.
+func (r *Run) readSidecarWith(read reader, sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
 	problem := func(kind string, err error) *FileProblem {
 		p := &FileProblem{Field: sc.Field, Path: r.rel(sc.Path), Problem: kind}
 		if err != nil {
@@ -170,11 +164,11 @@ func (r *Run) readSidecarWith(open opener, sc Sidecar, limit int64) (b []byte, s
 		}
 		return p
 	}
-	p, ok := r.within(sc.Path)
+	_, rel, ok := r.locate(sc.Path)
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
-	f, err := open(p)
+	b, size, err := read(rel, limit) // relative: not resolved again
 	switch {
 	case errors.Is(err, safefile.ErrOutside):
 		return nil, 0, false, problem(ProblemOutside, nil)
@@ -185,23 +179,11 @@ func (r *Run) readSidecarWith(open opener, sc Sidecar, limit int64) (b []byte, s
 	case err != nil:
 		return nil, 0, false, problem(ProblemUnreadable, err)
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, 0, false, problem(ProblemUnreadable, err)
-	}
-	// One buffer of the size to read; a file that grows meanwhile is cut.
-	b = make([]byte, min(info.Size(), limit))
-	n, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, 0, false, problem(ProblemUnreadable, err)
-	}
-	b = b[:n]
-	truncated = int64(n) < info.Size()
+	truncated = int64(len(b)) < size
 	if truncated {
 		b = trimPartialRune(b)
 	}
-	return b, info.Size(), truncated, nil
+	return b, size, truncated, nil
 }
 
 // Problem says why the sidecar text t could not be read: missing, a
@@ -235,6 +217,19 @@ type evalFile struct {
 		Assert         []yaml.Node          `yaml:"assert"`
 		Vars           map[string]yaml.Node `yaml:"vars"`
 	} `yaml:"tests"`
+}
+
+// evalTask is the part of a Task read from the EVAL.yaml sc, for testID.
+func (r *Run) evalTask(read reader, sc Sidecar, testID string) Task {
+	t := Task{Source: r.rel(sc.Path)}
+	b, _, _, prob := r.readSidecarWith(read, sc, taskLimit)
+	if prob == nil {
+		prob = t.fromEval(b, testID, t.Source)
+	}
+	if prob != nil {
+		t.Problems = []FileProblem{*prob}
+	}
+	return t
 }
 
 func (t *Task) fromEval(b []byte, testID, source string) *FileProblem {
@@ -401,16 +396,14 @@ func records(scores []scoreRecord) []GraderRecord {
 
 // fromPrompts fills what the bundle lacked from the llm-grader prompts'
 // "[[ ## name ## ]]" sections: criteria, reference_answer, file_changes.
-func (t *Task) fromPrompts(scores []scoreRecord) {
+func (t *Task) fromPrompts(scores []scoreRecord, sk *skimmer) {
 	for _, s := range scores {
-		var in struct {
-			UserPrompt string `json:"userPrompt"`
-		}
-		if json.Unmarshal(s.Input, &in) != nil || !strings.Contains(in.UserPrompt, "[[ ## ") {
-			t.fromPrompts(s.Scores)
+		p := sk.userPrompt(s.Input)
+		if !strings.Contains(p, "[[ ## ") {
+			t.fromPrompts(s.Scores, sk)
 			continue
 		}
-		sec := promptSections(in.UserPrompt)
+		sec := promptSections(p)
 		if t.Criteria == "" {
 			t.Criteria = sec["criteria"]
 		}

@@ -52,41 +52,79 @@ func OpenIn(dir, name string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := OpenDir(dir)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
-	return d.open(rel, name)
+	defer root.Close()
+	return (&Dir{path: dir, root: root}).open(rel, name)
 }
 
-// Dir is a folder opened once for many opens beneath it (a run read case
+// Dir is a folder opened once for many reads beneath it (a run read case
 // after case), each with OpenIn's rules.
 type Dir struct {
 	path string
 	root *os.Root
+	self *os.File // the folder itself, for readBeneath; nil in OpenIn
 }
 
-// OpenDir opens dir for Dir.Open.
+// OpenDir opens dir for Dir.Read.
 func OpenDir(dir string) (*Dir, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{path: dir, root: root}, nil
-}
-
-// Open is OpenIn(dir, name) for the dir of d.
-func (d *Dir) Open(name string) (*os.File, error) {
-	rel, err := local(d.path, name)
+	self, err := root.Open(".")
 	if err != nil {
+		root.Close()
 		return nil, err
 	}
-	return d.open(rel, name)
+	return &Dir{path: dir, root: root, self: self}, nil
 }
 
-// Close closes the folder; files opened from it stay open.
-func (d *Dir) Close() error { return d.root.Close() }
+// Read reads at most limit bytes of name beneath d, refused as OpenIn
+// refuses it, and returns them with the file's size: a file that grows
+// meanwhile is cut, one that shrinks is read to its end.
+func (d *Dir) Read(name string, limit int64) ([]byte, int64, error) {
+	rel, err := local(d.path, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if b, size, ok, err := d.readBeneath(rel, name, limit); ok {
+		return b, size, err
+	}
+	f, err := d.open(rel, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b := make([]byte, min(info.Size(), limit))
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, 0, err
+	}
+	return b[:n], info.Size(), nil
+}
+
+// ReadAtMost is Dir.Read for the one file name beneath dir.
+func ReadAtMost(dir, name string, limit int64) ([]byte, int64, error) {
+	d, err := OpenDir(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer d.Close()
+	return d.Read(name, limit)
+}
+
+// Close closes the folder.
+func (d *Dir) Close() error {
+	d.self.Close()
+	return d.root.Close()
+}
 
 // local is name relative to dir, refused with ErrOutside when it leaves
 // dir lexically.

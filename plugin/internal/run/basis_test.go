@@ -1,0 +1,114 @@
+package run
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"agentv-review/bench/gen/genrun"
+)
+
+// TestBasesChunks: a Basis holds nothing of the chunk buffer it was
+// read from, which Bases reuses: small chunks read what one does.
+func TestBasesChunks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+	if _, err := genrun.Write442(dir, genrun.Options{Rows: 200, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func() []*Basis {
+		out := make([]*Basis, len(r.Cases))
+		var mu sync.Mutex
+		if err := r.Bases(r.Cases, func(i int, b *Basis) error {
+			mu.Lock()
+			defer mu.Unlock()
+			out[i] = b
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	whole := all()
+	defer func(chunk, gap int64) { basisChunk, basisGap = chunk, gap }(basisChunk, basisGap)
+	basisChunk, basisGap = 4<<10, 1<<10
+	for i, b := range all() {
+		if !reflect.DeepEqual(b, whole[i]) {
+			t.Fatalf("case %s read in 4 KiB chunks:\n%+v\nin one:\n%+v", b.Case.TestID, b, whole[i])
+		}
+	}
+}
+
+func TestSpellingGroupsFitNormalize(t *testing.T) {
+	if len(rowSpellings) > 64 {
+		t.Fatalf("%d rowSpellings groups: normalize keeps at most 64 in a uint64", len(rowSpellings))
+	}
+}
+
+var textSeeds = []string{
+	`{"test_id":"a","output_path":"o/answer.md","input_path":"in\u0070ut.md","answer_path":null,"responsePath":"r.md"}`,
+	`{"output":[{"role":"assistant","content":"hi <b>"}],"input":"q","answer":null,"output_text":1,"candidate_answer":{"x":[1, 2]}}`,
+	`{"Output":"folded","output":"exact"}`,
+	`{"INPUT_PATH":"folded.md"}`,
+	`{"outputPath":"camel.md","output_path":3}`,
+	`{"output_path":"bad \xff utf8","input":"\u00e9"}`,
+	`{"ſcores":[],"output_text":"s"}`,
+	`{}`,
+}
+
+// TestTextOfLikeDecodeRow: where textOf decodes the answer and input
+// fields itself, it finds what decodeRow does.
+func TestTextOfLikeDecodeRow(t *testing.T) {
+	for _, s := range textSeeds {
+		checkTextOf(t, []byte(s))
+	}
+}
+
+func FuzzTextOf(f *testing.F) {
+	for _, s := range textSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkTextOf(t, line) })
+}
+
+func checkTextOf(t *testing.T, line []byte) {
+	t.Helper()
+	var sk skimmer
+	if !json.Valid(line) {
+		return
+	}
+	m, err := sk.members(line, nil)
+	if err != nil {
+		return // not an object
+	}
+	normalize(m)
+	var want, got rowFull
+	if err := (&Run{}).decodeRow(&Case{}, m, textFields, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !textOf(m, &got) {
+		return // decodeRow decodes it
+	}
+	for i, g := range textMembers(&got) {
+		w := textMembers(&want)[i]
+		if g.path != nil && *g.path != *w.path {
+			t.Errorf("%q: %s = %q, want %q", line, g.name, *g.path, *w.path)
+		}
+		if g.raw != nil && !sameJSON(*g.raw, *w.raw) {
+			t.Errorf("%q: %s = %s, want %s", line, g.name, *g.raw, *w.raw)
+		}
+	}
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
