@@ -3,7 +3,6 @@ package evidence
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -252,7 +251,12 @@ func ReadWhole(t run.Text) (run.Text, error) {
 	if t.Path == "" || t.Missing || !t.Truncated {
 		return t, nil
 	}
-	data, err := os.ReadFile(t.Path)
+	f, err := t.Open()
+	if err != nil {
+		return t, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return t, err
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -73,7 +72,7 @@ func fingerprintOf(sh shown, version int) (string, error) {
 	}()
 	open := func(t run.Text) (io.Reader, error) {
 		if t.Path != "" && !t.Missing && (!sh.raw || t.Truncated) {
-			f, err := os.Open(t.Path)
+			f, err := t.Open()
 			if err != nil {
 				return nil, err
 			}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/bits"
+	"os"
 	"path"
 	"reflect"
 	"slices"
@@ -673,7 +675,7 @@ func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int6
 	}
 	b, size, cut, prob := r.readSidecarWith(read, Sidecar{Field: field, Path: rel}, limit)
 	p, _ := r.within(rel)
-	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size}
+	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size, dir: r.Dir}
 	switch {
 	case prob == nil:
 		return t
@@ -700,4 +702,14 @@ func trimPartialRune(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// Open opens the sidecar t was read from again, with the run's rules
+// (safefile.OpenIn: nothing outside the run directory, no symlink out, no
+// FIFO), to read it whole.
+func (t Text) Open() (*os.File, error) {
+	if t.Path == "" || t.dir == "" {
+		return nil, fmt.Errorf("%w: the text was not read from a file of a run", fs.ErrNotExist)
+	}
+	return safefile.OpenIn(t.dir, t.Path)
 }

@@ -3,6 +3,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // The run files of a hostile-run fixture, relative to the run directory;
@@ -275,5 +277,42 @@ func TestNoRowPathLeadsOut(t *testing.T) {
 				t.Errorf("no path reported as outside the run:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestReopenedTextStaysInside: a sidecar read only in part is opened again
+// to be read whole (the pager, the fingerprint); replaced meanwhile by a
+// symlink out of the run, it is refused, not followed.
+func TestReopenedTextStaysInside(t *testing.T) {
+	_, dir, outside := hostileRun(t, "index.jsonl")
+	writeFiles(t, dir, map[string]string{"t/outputs/answer.md": strings.Repeat("long answer from inside\n", 100)})
+	r := mustOpen(t, dir, Options{AnswerLimit: 64})
+	d, err := r.Detail(r.Cases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Answer.Truncated {
+		t.Fatalf("answer not truncated: %+v", d.Answer)
+	}
+	f, err := d.Answer.Open()
+	if err != nil {
+		t.Fatalf("reopening the answer inside the run: %v", err)
+	}
+	f.Close()
+	p := filepath.Join(dir, "t", "outputs", "answer.md")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "t", "outputs", "answer.md"), p); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := d.Answer.Open(); err == nil || !errors.Is(err, safefile.ErrOutside) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("reopening through a symlink out of the run: %v, want ErrOutside", err)
+	}
+	if _, err := (Text{Present: true, Content: "inline"}).Open(); err == nil {
+		t.Error("an inline text opened a file")
 	}
 }

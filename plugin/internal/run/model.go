@@ -188,6 +188,8 @@ type Text struct {
 	Content   string `json:"content,omitempty"`   // (head of) the text, raw — sanitise before display
 	Truncated bool   `json:"truncated,omitempty"` // Content is only the first part of the file
 	Size      int64  `json:"size,omitempty"`      // full size in bytes when known
+
+	dir string // the run directory Path was read beneath (see Open)
 }
 
 // Sidecar is a path named by a row.
