@@ -1,12 +1,10 @@
 package feedback
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -111,46 +109,56 @@ func graderLines(graders []GraderResult) string {
 }
 
 // normalise copies r to w, dropping trailing blanks of every line and
-// trailing empty lines. It works a line (or a buffer of a long line) at a
-// time: blanks at the end of what was read and newlines are held back
-// until text that is not one of them shows they are not trailing.
-func normalise(w io.Writer, r io.Reader) error { return normaliseBuffered(w, r, 64<<10) }
+// trailing empty lines. A strings.Reader or bytes.Reader (what most
+// fingerprints read) is written to the normaliser in one piece, without a
+// copy or a buffer.
+func normalise(w io.Writer, r io.Reader) error {
+	_, err := io.Copy(&normaliser{w: w}, r)
+	return err
+}
 
-// normaliseBuffered is normalise reading through a buffer of size bytes.
-func normaliseBuffered(w io.Writer, r io.Reader, size int) error {
-	in := bufio.NewReaderSize(r, size)
-	newlines := 0
-	var blanks []byte // blanks held back, at the end of the line so far
-	for {
-		chunk, err := in.ReadSlice('\n')
-		line, ended := chunk, false
-		if n := len(line); n > 0 && line[n-1] == '\n' {
-			line, ended = line[:n-1], true
-		}
+// normaliser is normalise's state between writes: the newlines, and the
+// blanks at the end of the line so far, held back until text that is
+// neither shows they are not trailing. It works a line at a time.
+type normaliser struct {
+	w        io.Writer
+	newlines int
+	blanks   []byte
+}
+
+func (n *normaliser) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		line, rest, ended := bytes.Cut(p, newline)
 		if text := bytes.TrimRight(line, lineBlanks); len(text) > 0 {
-			for ; newlines > 0; newlines -= min(newlines, len(someNewlines)) {
-				w.Write(someNewlines[:min(newlines, len(someNewlines))])
+			for n.newlines > 0 {
+				k := min(n.newlines, len(someNewlines))
+				if _, err := n.w.Write(someNewlines[:k]); err != nil {
+					return 0, err
+				}
+				n.newlines -= k
 			}
-			w.Write(blanks)
-			w.Write(text)
-			blanks, line = blanks[:0], line[len(text):]
+			if _, err := n.w.Write(n.blanks); err != nil {
+				return 0, err
+			}
+			if _, err := n.w.Write(text); err != nil {
+				return 0, err
+			}
+			n.blanks, line = n.blanks[:0], line[len(text):]
 		}
 		if ended {
-			newlines, blanks = newlines+1, blanks[:0]
+			n.newlines, n.blanks = n.newlines+1, n.blanks[:0]
 		} else {
-			blanks = append(blanks, line...)
+			n.blanks = append(n.blanks, line...) // the line goes on in the next write
 		}
-		switch {
-		case err == nil, errors.Is(err, bufio.ErrBufferFull):
-		case errors.Is(err, io.EOF):
-			return nil
-		default:
-			return err
-		}
+		p = rest
 	}
+	return total, nil
 }
 
 // lineBlanks are the blanks normalise drops at the end of a line.
 const lineBlanks = " \t\r\v\f"
+
+var newline = []byte{'\n'}
 
 var someNewlines = bytes.Repeat([]byte{'\n'}, 64)

@@ -123,19 +123,22 @@ func normaliseByBytes(in []byte) []byte {
 	return out
 }
 
-// FuzzNormalise: normalise, whose buffer a line may overflow, writes what
-// the byte-at-a-time definition does.
+// FuzzNormalise: normalise, given the text whole, a byte at a time or in
+// halves, writes what the byte-at-a-time definition does.
 func FuzzNormalise(f *testing.F) {
 	for _, s := range []string{"", "a \t\n\n  b  \n", strings.Repeat("word  ", 20) + "\n\n\n" + strings.Repeat(" ", 40) + "x", strings.Repeat("\n", 100) + "y \r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var b bytes.Buffer
-		if err := normaliseBuffered(&b, bytes.NewReader(in), 16); err != nil {
-			t.Fatal(err)
-		}
-		if want := normaliseByBytes(in); !bytes.Equal(b.Bytes(), want) {
-			t.Fatalf("normalise(%q) = %q, want %q", in, b.Bytes(), want)
+		want := normaliseByBytes(in)
+		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in)), iotest.HalfReader(bytes.NewReader(in))} {
+			var b bytes.Buffer
+			if err := normalise(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Fatalf("normalise(%q) = %q, want %q", in, b.Bytes(), want)
+			}
 		}
 	})
 }
