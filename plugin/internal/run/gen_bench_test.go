@@ -41,18 +41,21 @@ func generatedRun(b *testing.B, layout string, rows int) (dir string, st genrun.
 }
 
 // BenchmarkOpenGenerated opens synthetic 4.42.4 and v5 runs, in full and
-// with Options.Outline (what status and list use), and reports live-MiB:
+// with Options.Outline (what list uses) and counted only (-count: what
+// status reads when nothing judges the run), and reports live-MiB:
 // the heap an opened run keeps (HeapInuse after a collection, less the
 // heap before Open). The 100k-row runs (about 0.5 GB of manifest each,
 // written once into the cache) are skipped with -short.
 func BenchmarkOpenGenerated(b *testing.B) {
 	for _, layout := range []string{"442", "v5"} {
 		for _, rows := range []int{10_000, 100_000} {
-			for _, opts := range []Options{{}, {Outline: true}} {
-				name := fmt.Sprintf("%s-%dk", layout, rows/1000)
-				if opts.Outline {
-					name += "-outline"
+			for _, mode := range []string{"", "-outline", "-count"} {
+				opts := Options{Outline: mode != ""}
+				var keep func(string) bool
+				if mode == "-count" { // what status reads when nothing judges the run
+					keep = func(string) bool { return false }
 				}
+				name := fmt.Sprintf("%s-%dk%s", layout, rows/1000, mode)
 				b.Run(name, func(b *testing.B) {
 					if rows > 10_000 && testing.Short() {
 						b.Skip("100k rows: run without -short")
@@ -61,12 +64,15 @@ func BenchmarkOpenGenerated(b *testing.B) {
 					b.SetBytes(st.ManifestBytes)
 					b.ReportAllocs()
 					open := func() *Run {
-						r, err := Open(dir, opts)
+						r, err := Locate(dir, opts)
+						if err == nil {
+							err = r.Read(keep)
+						}
 						if err != nil {
 							b.Fatal(err)
 						}
-						if len(r.Cases) != st.Cases {
-							b.Fatalf("%d cases, want %d", len(r.Cases), st.Cases)
+						if r.Len() != st.Cases {
+							b.Fatalf("%d cases, want %d", r.Len(), st.Cases)
 						}
 						return r
 					}
