@@ -258,7 +258,7 @@ func Find(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
 	}
 	i, candidates := caseid.Match(r.CaseIDs(), a.ID())
 	if i >= 0 {
-		return r.Cases[i], nil
+		return r.At(i), nil
 	}
 	if len(candidates) == 0 {
 		return nil, []Problem{{Field: "test_id", Msg: fmt.Sprintf("no case %q in run %s", caseid.Full(a.ID()), r.ID),
@@ -266,7 +266,7 @@ func Find(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
 	}
 	refs := make([]string, len(candidates))
 	for k, j := range candidates {
-		refs[k] = r.Ref(r.Cases[j])
+		refs[k] = r.Ref(r.At(j))
 	}
 	return nil, []Problem{{Field: "test_id", Msg: fmt.Sprintf("%q could be %d cases (%s)", caseid.Full(a.ID()), len(candidates), strings.Join(refs, ", ")),
 		Hint: "add suite, target or variant to name one"}}

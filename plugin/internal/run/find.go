@@ -44,7 +44,7 @@ func (r *Run) indexIDs() {
 type caseIDs struct{ r *Run }
 
 func (c caseIDs) Len() int           { return c.r.Len() }
-func (c caseIDs) ID(i int) caseid.ID { return c.r.at(i).ID() }
+func (c caseIDs) ID(i int) caseid.ID { return c.r.At(i).ID() }
 
 // Len is the number of cases in the run: under Read(keep), those not
 // kept too.
@@ -63,8 +63,8 @@ func (r *Run) position(slot int32) int {
 	return int(r.Cases[slot].Index)
 }
 
-// at returns the case at position i, nil when Read(keep) did not keep it.
-func (r *Run) at(i int) *Case {
+// At returns the case at position i, nil when Read(keep) did not keep it.
+func (r *Run) At(i int) *Case {
 	if r.tallied == nil {
 		return r.Cases[i]
 	}
@@ -90,7 +90,7 @@ func (c caseIDs) WithTestID(id string) iter.Seq[int] {
 func (r *Run) Find(ref string) (*Case, error) {
 	i, err := caseid.Resolve(r.CaseIDs(), ref)
 	if err == nil {
-		if c := r.at(i); c != nil {
+		if c := r.At(i); c != nil {
 			return c, nil
 		}
 		return nil, &NotKeptError{Pos: i}
