@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,38 @@ func TestCarryForwardAcrossIterations(t *testing.T) {
 				t.Errorf("run %d %s: screen lacks %q", tt.run+1, id, want)
 			}
 		}
+	}
+}
+
+// TestEarlierFlatRuns: the earlier runs of a flat results file are the
+// older results files beside it, never the runs of the tree above (which
+// list once walked, decoding every summary it met, to find nothing).
+func TestEarlierFlatRuns(t *testing.T) {
+	root := t.TempDir()
+	folder := filepath.Join(root, "results")
+	row := func(ts string) string {
+		return `{"test_id":"a","score":1,"timestamp":"` + ts + `"}` + "\n"
+	}
+	for name, content := range map[string]string{
+		"results/eval_2026-07-01.jsonl": row("2026-07-01T10:00:00Z"),
+		"results/eval_2026-07-02.jsonl": row("2026-07-02T10:00:00Z"),
+		"results/eval_2026-07-03.jsonl": row("2026-07-03T10:00:00Z"),
+		"other/run/index.jsonl":         row("2026-06-01T10:00:00Z"), // a run of the tree above: not a sibling
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := openState(&Streams{Err: &bytes.Buffer{}}, filepath.Join(folder, "eval_2026-07-02.jsonl"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier, err := earlierRuns(st, "", false)
+	if want := []string{filepath.Join(folder, "eval_2026-07-01.jsonl")}; err != nil || !slices.Equal(earlier, want) {
+		t.Errorf("earlier runs of a flat file: %v, %v; want %v", earlier, err, want)
 	}
 }

@@ -195,11 +195,18 @@ func earlierRuns(st *runState, previous string, off bool) ([]string, error) {
 		}
 		return []string{r.Dir}, nil
 	}
-	siblings, err := run.Candidates(filepath.Dir(st.run.Dir))
+	// A run's siblings are the runs beside its folder; a flat results
+	// file's are the other results files of its folder (AgentV v1–v3 wrote
+	// them side by side), not every run of the tree above it.
+	self, parent := st.run.Dir, filepath.Dir(st.run.Dir)
+	if st.run.Layout == run.LayoutFlat {
+		self, parent = st.run.Manifest, st.run.Dir
+	}
+	siblings, err := run.Candidates(parent)
 	if err != nil {
 		return nil, nil // no readable siblings: nothing to carry forward
 	}
-	if i := slices.Index(siblings, st.run.Dir); i >= 0 {
+	if i := slices.Index(siblings, self); i >= 0 {
 		return siblings[:i], nil
 	}
 	return nil, nil
