@@ -1,5 +1,19 @@
 #include "textflag.h"
 
+// SPECIAL sets in m each byte of the 16 in x that is a quote (X1 holds
+// them), a backslash (X2) or a control character (below X3's 0x20: the
+// unsigned minimum with 0x1f is the byte itself); t and u are scratch.
+#define SPECIAL(x, m, t, u) \
+	MOVO x, m \
+	PCMPEQB X1, m \
+	MOVO x, t \
+	PCMPEQB X2, t \
+	MOVO x, u \
+	PMINUB X3, u \
+	PCMPEQB x, u \
+	POR t, m \
+	POR u, m
+
 // func stringRun(b []byte, i int) int
 TEXT ·stringRun(SB), NOSPLIT, $0-40
 	MOVQ b_base+0(FP), SI
@@ -20,24 +34,8 @@ loop32:
 	JA loop16
 	MOVOU (SI)(AX*1), X0
 	MOVOU 16(SI)(AX*1), X7
-	MOVO X0, X4
-	PCMPEQB X1, X4
-	MOVO X0, X5
-	PCMPEQB X2, X5
-	MOVO X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
-	POR X5, X4
-	POR X6, X4
-	MOVO X7, X8
-	PCMPEQB X1, X8
-	MOVO X7, X9
-	PCMPEQB X2, X9
-	MOVO X7, X10
-	PMINUB X3, X10
-	PCMPEQB X7, X10
-	POR X9, X8
-	POR X10, X8
+	SPECIAL(X0, X4, X5, X6)
+	SPECIAL(X7, X8, X9, X10)
 	PMOVMSKB X4, BX
 	PMOVMSKB X8, R9
 	SHLQ $16, R9
@@ -51,15 +49,7 @@ loop16:
 	CMPQ CX, DX
 	JA tail
 	MOVOU (SI)(AX*1), X0
-	MOVO X0, X4
-	PCMPEQB X1, X4
-	MOVO X0, X5
-	PCMPEQB X2, X5
-	MOVO X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
-	POR X5, X4
-	POR X6, X4
+	SPECIAL(X0, X4, X5, X6)
 	PMOVMSKB X4, BX
 	TESTQ BX, BX
 	JNZ found
