@@ -52,7 +52,7 @@ blocks:
 			}
 			r.Rows++
 			if t != nil {
-				if n > math.MaxUint32 {
+				if int64(n) > math.MaxUint32 {
 					return clierr.Input(rel, n, "", "the manifest has more lines than a tally counts (4294967295)", "split the run")
 				}
 				t.add(row.th, row.tkey, n)
