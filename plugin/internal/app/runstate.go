@@ -54,10 +54,9 @@ func openStateWith(s *Streams, target, out string, opts run.Options, keep func(*
 	if keep != nil {
 		kept = keep(st)
 	}
-	if err := st.run.Read(kept); err != nil {
+	if err := st.read(s, kept); err != nil {
 		return nil, err
 	}
-	st.printRunWarnings(s)
 	if opts.Outline {
 		return st, st.loadView(s)
 	}
@@ -90,11 +89,7 @@ func openRun(s *Streams, target, out string, opts run.Options) (*runState, error
 	if err != nil {
 		return nil, err
 	}
-	if err := st.run.Read(nil); err != nil {
-		return nil, err
-	}
-	st.printRunWarnings(s)
-	return st, nil
+	return st, st.read(s, nil)
 }
 
 // locateRun finds the run and its feedback paths, reading neither its
@@ -109,6 +104,16 @@ func locateRun(target, out string, opts run.Options) (*runState, error) {
 		where = r.Manifest // each flat results file has its own feedback file
 	}
 	return &runState{run: r, paths: feedback.PathsFor(where, out)}, nil
+}
+
+// read reads the run's manifest keeping the cases keep accepts (nil: all;
+// see run.Read) and prints the run's warnings on stderr.
+func (st *runState) read(s *Streams, keep func(testID string) bool) error {
+	if err := st.run.Read(keep); err != nil {
+		return err
+	}
+	st.printRunWarnings(s)
+	return nil
 }
 
 // printRunWarnings prints the run's warnings on stderr.

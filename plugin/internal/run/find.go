@@ -50,7 +50,7 @@ func (c caseIDs) ID(i int) caseid.ID { return c.r.At(i).ID() }
 // kept too.
 func (r *Run) Len() int {
 	if r.tallied != nil {
-		return r.total
+		return len(r.firsts)
 	}
 	return len(r.Cases)
 }

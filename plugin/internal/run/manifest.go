@@ -98,13 +98,12 @@ blocks:
 		}
 		base += b.lines
 	}
-	r.total = len(r.Cases)
 	if t != nil {
 		t.finish()
-		r.total, r.tallied, r.firsts = t.cases(), &t.counts, t.firsts
+		r.tallied, r.firsts = &t.counts, t.firsts
 		dupes, firstDupe = t.dupes, t.first
 	}
-	if r.total == 0 {
+	if r.Len() == 0 {
 		return clierr.Input(rel, 0, "", "run has no results yet (the manifest has no rows)", noResultsHint)
 	}
 	if dupes > 0 {

@@ -45,12 +45,11 @@ type Run struct {
 	opts    Options
 	keep    func(testID string) bool // see Read
 	located int                      // Warnings of Locate (Read keeps them)
-	// total is the number of cases (all of them, kept or not, under
-	// Read(keep)); tallied holds their passed, failed and errored counts
-	// under Read(keep), nil otherwise.
-	total   int
+	// Under Read(keep): tallied holds the passed, failed and errored counts
+	// of every case (kept or not), firsts the line each case first appears
+	// on, by position (so len(firsts) cases); both nil otherwise.
 	tallied *[3]int
-	firsts  []uint32 // under Read(keep): the line each case first appears on, by position
+	firsts  []uint32
 	// Cases by test_id, for Find and Ref: byID holds the index of the
 	// first case with an id, nextID[i] that of the next one after case i
 	// (-1 at the end). Two int32 per case instead of a slice per id.

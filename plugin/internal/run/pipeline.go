@@ -182,10 +182,7 @@ func (b *block) parse(sk *skimmer, a *arena) {
 		}
 		lineOff := off
 		off += len(raw) + 1
-		line := bytes.TrimSpace(raw)
-		if b.first && b.lines == 1 {
-			line = bytes.TrimPrefix(line, []byte("\ufeff"))
-		}
+		line := rowBytes(raw, b.first && b.lines == 1)
 		if len(line) == 0 {
 			continue
 		}
@@ -203,4 +200,14 @@ func (b *block) parse(sk *skimmer, a *arena) {
 		row.line = int32(b.lines)
 		b.rows = append(b.rows, row)
 	}
+}
+
+// rowBytes is the row a manifest line holds: the line without surrounding
+// spaces, and, on the file's first line, without a byte order mark.
+func rowBytes(raw []byte, first bool) []byte {
+	line := bytes.TrimSpace(raw)
+	if first {
+		line = bytes.TrimPrefix(line, []byte("\ufeff"))
+	}
+	return line
 }

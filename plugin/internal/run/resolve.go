@@ -51,7 +51,7 @@ func Open(target string, opts Options) (*Run, error) {
 // Reading again forgets what the last Read read.
 func (r *Run) Read(keep func(testID string) bool) error {
 	r.Cases, r.Rows, r.Warnings = nil, 0, r.Warnings[:r.located]
-	r.total, r.tallied, r.firsts, r.byID, r.nextID = 0, nil, nil, nil, nil
+	r.tallied, r.firsts, r.byID, r.nextID = nil, nil, nil, nil
 	r.keep = keep
 	return r.readManifest(r.Manifest, r.rel(r.Manifest))
 }

@@ -2,7 +2,6 @@ package run
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"errors"
 	"hash/maphash"
@@ -90,9 +89,6 @@ func (t *tally) finish() {
 	slices.Sort(t.firsts)
 }
 
-// cases is how many cases the tally found.
-func (t *tally) cases() int { return len(t.firsts) }
-
 // position is the index among all cases of the case first seen at line.
 func (t *tally) position(line int) int32 {
 	i, _ := slices.BinarySearch(t.firsts, uint32(line))
@@ -125,12 +121,8 @@ func (r *Run) TestIDAt(pos int) (string, error) {
 				continue
 			}
 			if line == want && len(raw) > 0 {
-				trimmed := bytes.TrimSpace(raw)
-				if line == 1 {
-					trimmed = bytes.TrimPrefix(trimmed, []byte("\ufeff"))
-				}
 				var sk skimmer
-				w, _, rerr := checkRow(trimmed, &sk)
+				w, _, rerr := checkRow(rowBytes(raw, line == 1), &sk)
 				if rerr != nil {
 					return "", clierr.Input(rel, line, rerr.field, "the manifest changed while it was read: "+rerr.msg, "run the command again")
 				}
