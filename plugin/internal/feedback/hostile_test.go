@@ -73,3 +73,26 @@ func TestLockFileNeverFollowed(t *testing.T) {
 		})
 	}
 }
+
+// TestViewNeverOpensFIFO: status and list read the feedback file as a
+// View; a FIFO there (which an open would block on for ever) is refused
+// with an error, as Load refuses it.
+func TestViewNeverOpensFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "feedback.json")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := LoadView(p, "r", ids{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("LoadView(FIFO) = %v, want an error naming the FIFO", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("LoadView blocked on a FIFO")
+	}
+}

@@ -3,11 +3,11 @@ package feedback
 import (
 	"hash/maphash"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 
 	"agentv-review/plugin/internal/caseid"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // ID is the identity an entry records (see package caseid).
@@ -262,7 +262,7 @@ func (v *View) loadLight(path string, parts int) (*File, bool) {
 	if err != nil {
 		return nil, false
 	}
-	r, err := os.Open(path)
+	r, err := safefile.Beside(path) // as Load: no FIFO, no symlink out of the folder
 	if err != nil {
 		return nil, false
 	}
