@@ -141,11 +141,11 @@ func withoutHoldout(rows []history.Row, runs []history.Run, h calibrate.Holdout)
 		if r := byID[row.RunID]; r != nil {
 			if i, _ := caseid.Match(r.CaseIDs(), caseid.ID{TestID: row.TestID, Target: row.Target, Variant: row.Variant}); i >= 0 {
 				c := r.Cases[i]
-				d, err := r.Detail(c)
-				if err != nil {
-					d = &run.Detail{Case: c} // unreadable: the globs decide
+				var task *run.Task // unreadable: the globs decide
+				if d, err := r.Detail(c); err == nil {
+					task, _ = r.Task(d)
 				}
-				v = h.Is(c, d)
+				v = h.Is(c, task)
 			}
 		}
 		cache[key] = v

@@ -302,11 +302,11 @@ func (b *handoffBuilder) isHoldout(i int) bool {
 		return known && !b.in.IncludeHoldout
 	}
 	c := b.in.Run.Cases[i]
-	d, err := b.in.Run.Detail(c)
-	if err != nil {
-		d = &run.Detail{} // no bundle to read tags from: globs only
+	var task *run.Task // no bundle to read tags from: globs only
+	if d, err := b.in.Run.Detail(c); err == nil {
+		task, _ = b.in.Run.Task(d)
 	}
-	yes := b.in.Holdout.Is(c, d)
+	yes := b.in.Holdout.Is(c, task)
 	b.holdout[i] = yes
 	return yes && !b.in.IncludeHoldout
 }

@@ -3,12 +3,8 @@ package calibrate
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"slices"
-
-	"go.yaml.in/yaml/v3"
 
 	"agentv-review/plugin/internal/run"
 )
@@ -38,52 +34,13 @@ func NewHoldout(globs []string) (Holdout, error) {
 	return Holdout{Globs: globs}, nil
 }
 
-// Is reports whether case c is holdout. d is c's Detail; a bundle that
-// cannot be read marks nothing by tag.
-func (h Holdout) Is(c *run.Case, d *run.Detail) bool {
+// Is reports whether case c is holdout: a glob names its test id, or
+// task, its test definition (nil when none was read), carries HoldoutTag.
+func (h Holdout) Is(c *run.Case, task *run.Task) bool {
 	for _, g := range h.Globs {
 		if ok, _ := path.Match(g, c.TestID); ok {
 			return true
 		}
 	}
-	return slices.Contains(testTags(d, c.TestID), HoldoutTag)
-}
-
-// tagsLimit caps how much of an EVAL.yaml testTags reads.
-const tagsLimit = 1 << 20
-
-// testTags reads tests[].metadata.tags of the test's task bundle (the
-// EVAL.yaml the row's eval_path names, when it is inside the run).
-func testTags(d *run.Detail, testID string) []string {
-	for _, sc := range d.Sidecars {
-		if sc.Field != "eval_path" || !sc.Present {
-			continue
-		}
-		f, err := os.Open(sc.Path)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, tagsLimit))
-		if err != nil {
-			return nil
-		}
-		var ev struct {
-			Tests []struct {
-				ID       string `yaml:"id"`
-				Metadata struct {
-					Tags []string `yaml:"tags"`
-				} `yaml:"metadata"`
-			} `yaml:"tests"`
-		}
-		if yaml.Unmarshal(b, &ev) != nil {
-			return nil
-		}
-		for _, t := range ev.Tests {
-			if t.ID == testID || len(ev.Tests) == 1 {
-				return t.Metadata.Tags
-			}
-		}
-	}
-	return nil
+	return task != nil && slices.Contains(task.Tags, HoldoutTag)
 }

@@ -27,7 +27,10 @@ type Task struct {
 	Expected   string         `json:"expected,omitempty"` // expected_output / reference answer
 	Assertions []Assertion    `json:"assertions,omitempty"`
 	Graders    []GraderRecord `json:"graders,omitempty"` // what the row recorded per grader, index-aligned with Detail.Graders
-	Problems   []FileProblem  `json:"problems,omitempty"`
+	// Tags are the test's metadata.tags (the holdout tag lives there): of
+	// the test with the case's id, or of the file's only test.
+	Tags     []string      `json:"tags,omitempty"`
+	Problems []FileProblem `json:"problems,omitempty"`
 
 	// FileChanges is the workspace diff an llm-grader saw (4.42.4's only
 	// copy of it: the "[[ ## file_changes ## ]]" prompt section).
@@ -216,6 +219,9 @@ type evalFile struct {
 		Assertions     []yaml.Node          `yaml:"assertions"`
 		Assert         []yaml.Node          `yaml:"assert"`
 		Vars           map[string]yaml.Node `yaml:"vars"`
+		Metadata       struct {
+			Tags []string `yaml:"tags"`
+		} `yaml:"metadata"`
 	} `yaml:"tests"`
 }
 
@@ -240,11 +246,14 @@ func (t *Task) fromEval(b []byte, testID, source string) *FileProblem {
 	if len(ev.Tests) == 0 {
 		return &FileProblem{Field: "eval_path", Path: source, Problem: ProblemMalformed, Cause: "no tests"}
 	}
-	test := ev.Tests[0]
+	test, found := ev.Tests[0], len(ev.Tests) == 1
 	for _, x := range ev.Tests {
 		if x.ID == testID {
-			test = x
+			test, found = x, true
 		}
+	}
+	if found {
+		t.Tags = test.Metadata.Tags
 	}
 	t.Criteria = test.Criteria
 	input, expected := test.Input, test.ExpectedOutput
