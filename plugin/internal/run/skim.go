@@ -131,16 +131,7 @@ func (e *skimError) Unwrap() error { return errSyntax }
 
 func (s *skimmer) fail(msg string) error { return &skimError{msg, s.i} }
 
-func (s *skimmer) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *skimmer) ws() { s.i = wsEnd(s.b, s.i) }
 
 func (s *skimmer) peek() byte {
 	s.ws()
@@ -256,15 +247,17 @@ func stringEnd(b []byte, i int) (end int, ok, escaped bool) {
 	for {
 		// Most strings are short (member names, enums, ids): the first
 		// word is looked at here, without a call.
+		var skipped bool
 		if i+8 <= len(b) {
 			if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 			} else {
-				i = stringRun(b, i+8)
+				i, skipped = stringRun(b, i+8)
 			}
 		} else {
-			i = stringRun(b, i)
+			i, skipped = stringRun(b, i)
 		}
+		escaped = escaped || skipped
 		if i == len(b) || b[i] == '"' {
 			return i, true, escaped
 		}
@@ -347,7 +340,9 @@ func (s *skimmer) skip() error {
 // bytes are in values nobody reads (grader prompts, assertions, metadata
 // objects): this loop walks them with one explicit stack of open brackets
 // instead of a call per member, and checks the same grammar as object and
-// array.
+// array. It has no state variable: each place in the grammar is a place
+// in the code (a value starts at the top of the loop, what may follow one
+// is read below it), so the next token is found with few branches.
 func (s *skimmer) skipNested() error {
 	b, i := s.b, s.i
 	open := s.open[:0] // the brackets still open, innermost last
@@ -356,107 +351,109 @@ func (s *skimmer) skipNested() error {
 		s.i = i
 		return s.fail(msg)
 	}
-	const (
-		wantValue = iota // a value (or, right after '[', the ']')
-		wantKey          // a member name (or, right after '{', the '}')
-		wantNext         // ',' or the closing bracket
-	)
-	state, first := wantValue, false
+	var msg string
 	for {
-		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-			i++
-		}
-		if i == len(b) {
-			return fail("unexpected end of input")
-		}
-		c := b[i]
-		switch state {
-		case wantValue:
-			switch c {
-			case '{', '[':
-				if s.depth+len(open) >= maxDepth {
-					return fail("nested too deeply")
-				}
-				open = append(open, c)
+		// A value starts at i.
+		switch c := b[i]; c {
+		case '{', '[':
+			if s.depth+len(open) >= maxDepth {
+				return fail("nested too deeply")
+			}
+			open = append(open, c)
+			if i = wsEnd(b, i+1); i == len(b) {
+				return fail("unexpected end of input")
+			}
+			switch {
+			case b[i] == c+2: // the empty {} or []
+				open = open[:len(open)-1]
 				i++
-				state, first = wantValue, true
-				if c == '{' {
-					state = wantKey
+			case c == '[':
+				continue
+			default:
+				if i, msg = memberEnd(b, i); msg != "" {
+					return fail(msg)
 				}
 				continue
-			case ']':
-				if !first {
+			}
+		case '"':
+			end, ok, _ := stringEnd(b, i+1)
+			if !ok || end == len(b) {
+				i = end
+				return fail("invalid character or escape in string")
+			}
+			i = end + 1
+		default:
+			start := i
+			for i < len(b) && isLiteralByte(b[i]) {
+				i++
+			}
+			switch lit := b[start:i]; string(lit) {
+			case "true", "false", "null":
+			default:
+				if !jsonnum.Valid(lit) {
+					i = start
 					return fail("invalid value")
 				}
-				open = open[:len(open)-1]
-				i++
-			case '"':
-				end, ok, _ := stringEnd(b, i+1)
-				if !ok || end == len(b) {
-					i = end
-					return fail("invalid character or escape in string")
-				}
-				i = end + 1
-			default:
-				start := i
-				for i < len(b) && isLiteralByte(b[i]) {
-					i++
-				}
-				switch lit := b[start:i]; string(lit) {
-				case "true", "false", "null":
-				default:
-					if !jsonnum.Valid(lit) {
-						i = start
-						return fail("invalid value")
-					}
-				}
 			}
-		case wantKey:
-			switch {
-			case c == '}' && first:
-				open = open[:len(open)-1]
-				i++
-			case c != '"':
-				return fail("expected a member name")
-			default:
-				end, ok, _ := stringEnd(b, i+1)
-				if !ok || end == len(b) {
-					i = end
-					return fail("invalid member name")
-				}
-				for i = end + 1; i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'); i++ {
-				}
-				if i == len(b) || b[i] != ':' {
-					return fail("expected ':' after a member name")
-				}
-				i++
-				state, first = wantValue, false
-				continue
+		}
+		// A value ended: close brackets until a ',' starts the next one.
+		for {
+			if len(open) == 0 {
+				s.i = i
+				return nil
 			}
-		case wantNext:
+			if i = wsEnd(b, i); i == len(b) {
+				return fail("unexpected end of input")
+			}
 			top := open[len(open)-1]
-			switch {
-			case c == ',':
-				i++
-				state, first = wantValue, false
-				if top == '{' {
-					state = wantKey
+			if c := b[i]; c != ',' {
+				if c != top+2 { // '}' is '{'+2, ']' is '['+2
+					return fail("expected ',' or a closing bracket")
 				}
-				continue
-			case c == '}' && top == '{', c == ']' && top == '[':
 				open = open[:len(open)-1]
 				i++
-			default:
-				return fail("expected ',' or a closing bracket")
+				continue
 			}
+			if i = wsEnd(b, i+1); i == len(b) {
+				return fail("unexpected end of input")
+			}
+			if top == '{' {
+				if i, msg = memberEnd(b, i); msg != "" {
+					return fail(msg)
+				}
+			}
+			break
 		}
-		// A value ended.
-		if len(open) == 0 {
-			s.i = i
-			return nil
-		}
-		state, first = wantNext, false
 	}
+}
+
+// memberEnd reads the member name and colon at i and returns the index of
+// the member's value; or, when they are not well formed, where and what
+// the error is.
+func memberEnd(b []byte, i int) (int, string) {
+	if b[i] != '"' {
+		return i, "expected a member name"
+	}
+	end, ok, _ := stringEnd(b, i+1)
+	if !ok || end == len(b) {
+		return end, "invalid member name"
+	}
+	if i = wsEnd(b, end+1); i == len(b) || b[i] != ':' {
+		return i, "expected ':' after a member name"
+	}
+	if i = wsEnd(b, i+1); i == len(b) {
+		return i, "unexpected end of input"
+	}
+	return i, ""
+}
+
+// wsEnd returns the index of the first byte from i on that is not JSON
+// whitespace.
+func wsEnd(b []byte, i int) int {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // literal reads true, false, null or a number.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"agentv-review/plugin/internal/jsonnum"
@@ -32,23 +33,35 @@ func BenchmarkSkimLines(b *testing.B) {
 	}
 }
 
-// FuzzStringRun: stringRun (SSE2 on amd64, eight bytes at a time
-// elsewhere) finds the first quote, backslash or control character from
-// every start, as a byte loop does.
+// FuzzStringRun: stringRun (SSE2 on amd64) and stringRunWords (eight
+// bytes at a time, the other architectures') find, from every start, the
+// first quote, control character or backslash that does not start a
+// two-byte escape, as a byte loop does.
 func FuzzStringRun(f *testing.F) {
 	f.Add([]byte(`abc"def\ghi`), 0)
 	f.Add(bytes.Repeat([]byte("0123456789abcdef"), 5), 3)
 	f.Add(append(bytes.Repeat([]byte{'x'}, 47), 0x1f, 0x20, 0x7f, 0x80, 0xff), 1)
+	f.Add([]byte(`say \"hi\"\n\\\t\/\b\f\r then \u00e9 and \q`), 2)
+	f.Add(append(bytes.Repeat([]byte(`ab\n`), 20), '\\'), 0)
 	f.Fuzz(func(t *testing.T, b []byte, start int) {
 		if start < 0 || start > len(b) {
 			start = 0
 		}
-		want := start
-		for want < len(b) && b[want] != '"' && b[want] != '\\' && b[want] >= 0x20 {
+		want, wantEscaped := start, false
+		for want < len(b) && b[want] != '"' && b[want] >= 0x20 {
+			if b[want] == '\\' {
+				if want+1 == len(b) || !strings.ContainsRune(`"\/bfnrt`, rune(b[want+1])) {
+					break
+				}
+				want, wantEscaped = want+2, true
+				continue
+			}
 			want++
 		}
-		if got := stringRun(b, start); got != want {
-			t.Fatalf("stringRun(%q, %d) = %d, want %d", b, start, got, want)
+		for name, run := range map[string]func([]byte, int) (int, bool){"stringRun": stringRun, "stringRunWords": stringRunWords} {
+			if got, escaped := run(b, start); got != want || escaped != wantEscaped {
+				t.Fatalf("%s(%q, %d) = %d, %v; want %d, %v", name, b, start, got, escaped, want, wantEscaped)
+			}
 		}
 	})
 }

@@ -14,11 +14,17 @@
 	POR t, m \
 	POR u, m
 
-// func stringRun(b []byte, i int) int
-TEXT ·stringRun(SB), NOSPLIT, $0-40
+// The bytes that follow a backslash in a two-byte escape, as bit sets of
+// 0x00-0x3f (" and /) and 0x40-0x7f (\ b f n r t).
+#define ESC_LOW $0x0000800400000000
+#define ESC_HIGH $0x0014404410000000
+
+// func stringRun(b []byte, i int) (j int, escaped bool)
+TEXT ·stringRun(SB), NOSPLIT, $0-41
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), DX
 	MOVQ i+24(FP), AX
+	XORL DI, DI
 	MOVQ $0x2222222222222222, R8
 	MOVQ R8, X1
 	PUNPCKLQDQ X1, X1
@@ -58,20 +64,41 @@ loop16:
 found:
 	BSFQ BX, BX
 	ADDQ BX, AX
-	MOVQ AX, ret+32(FP)
-	RET
+special:
+	// b[AX] is a quote, a backslash or a control character: skip a
+	// two-byte escape, stop at anything else.
+	CMPB (SI)(AX*1), $0x5c
+	JNE done
+	LEAQ 1(AX), CX
+	CMPQ CX, DX
+	JAE done
+	MOVBLZX (SI)(CX*1), BX
+	MOVQ ESC_LOW, R10
+	CMPQ BX, $64
+	JB test
+	SUBQ $64, BX
+	MOVQ ESC_HIGH, R10
+	CMPQ BX, $64
+	JAE done
+test:
+	BTQ BX, R10
+	JCC done
+	ADDQ $2, AX
+	MOVL $1, DI
+	JMP loop32
 tail:
 	CMPQ AX, DX
 	JAE done
 	MOVBLZX (SI)(AX*1), BX
 	CMPB BL, $0x22
-	JEQ done
+	JEQ special
 	CMPB BL, $0x5c
-	JEQ done
+	JEQ special
 	CMPB BL, $0x20
-	JB done
+	JB special
 	INCQ AX
 	JMP tail
 done:
-	MOVQ AX, ret+32(FP)
+	MOVQ AX, j+32(FP)
+	MOVB DI, escaped+40(FP)
 	RET

@@ -2,20 +2,8 @@
 
 package run
 
-import "encoding/binary"
-
-// stringRun returns the index of the first quote, backslash or control
-// character from i on, checking eight bytes at a time; len(b) when none.
-func stringRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		if specialBytes(binary.LittleEndian.Uint64(b[i:])) != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
+// stringRun returns the index of the first quote, control character or
+// backslash from i on that does not start a two-byte escape (\" \\ \/ \b
+// \f \n \r \t), len(b) when there is none, skipping those escapes; escaped
+// tells whether it skipped one.
+func stringRun(b []byte, i int) (j int, escaped bool) { return stringRunWords(b, i) }
