@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -291,9 +293,54 @@ func lineOfKey(data []byte, key string) int {
 	return 0
 }
 
-// parseLines reads JSON Lines; blank lines are skipped.
+// parseLines reads JSON Lines; blank lines are skipped. The lines are
+// decoded on every core, in parts of whole lines, and kept in order.
 func parseLines(name string, data []byte) (input, []*clierr.Error) {
-	in := input{answers: make([]answer, 0, bytes.Count(data, []byte("\n"))+1)}
+	return parseLinesIn(name, data, runtime.GOMAXPROCS(0))
+}
+
+// parseLinesIn is parseLines in n parts, each decoded on its own
+// goroutine: the same answers and problems, in the same order, for any n.
+func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
+	type part struct {
+		answers  []answer
+		problems []*clierr.Error
+	}
+	parts := make([]part, n)
+	var wg sync.WaitGroup
+	start, line := 0, 1
+	for k := range parts {
+		end := len(data)
+		if k < n-1 {
+			end = max(start, len(data)*(k+1)/n)
+			if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
+				end += i + 1
+			} else {
+				end = len(data)
+			}
+		}
+		chunk, first := data[start:end], line
+		line += bytes.Count(chunk, []byte("\n"))
+		start = end
+		wg.Go(func() { parts[k].answers, parts[k].problems = linesFrom(name, chunk, first) })
+	}
+	wg.Wait()
+	count := 0
+	for _, p := range parts {
+		count += len(p.answers)
+	}
+	in := input{answers: make([]answer, 0, count)}
+	var problems []*clierr.Error
+	for _, p := range parts {
+		in.answers = append(in.answers, p.answers...)
+		problems = append(problems, p.problems...)
+	}
+	return in, problems
+}
+
+// linesFrom decodes the JSON Lines of data, the first on line first.
+func linesFrom(name string, data []byte, first int) ([]answer, []*clierr.Error) {
+	answers := make([]answer, 0, bytes.Count(data, []byte("\n"))+1)
 	var problems []*clierr.Error
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
@@ -301,17 +348,17 @@ func parseLines(name string, data []byte) (input, []*clierr.Error) {
 			continue
 		}
 		if !json.Valid(line) || line[0] != '{' {
-			problems = append(problems, clierr.Input(name, i+1, "", "not a JSON object", inputHint))
+			problems = append(problems, clierr.Input(name, first+i, "", "not a JSON object", inputHint))
 			continue
 		}
-		a, err := decodeAnswer(name, i+1, "", line)
+		a, err := decodeAnswer(name, first+i, "", line)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
-		in.answers = append(in.answers, a)
+		answers = append(answers, a)
 	}
-	return in, problems
+	return answers, problems
 }
 
 // parseArray reads the answers of a JSON array: the document itself, or

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,4 +136,38 @@ func entryOf(t *testing.T, f *feedback.File, r *run.Run, ref string) *feedback.C
 		t.Fatal(err)
 	}
 	return feedback.Bind(f, r.CaseIDs()).Entry(int(c.Index))
+}
+
+var linesSeeds = []string{
+	"{\"test_id\":\"a\",\"verdict\":\"acceptable\"}\n\n{\"test_id\":\"b\",\"verdict\":\"x\",\"extra\":1}\r\n[1]\n{\"test_id\":\"c\",\"notes\":3}\n  \n{bad\n{\"test_id\":\"d\"}",
+	"\n\n\n{\"test_id\":\"a\"}\n",
+	"{\"test_id\":\"a\"}\n{\"test_id\":\"b\"}\n{\"test_id\":\"c\"}\n{\"test_id\":\"d\"}\n{\"test_id\":\"e\"}\n",
+	"",
+	"{\"test_id\":\"a\",\"blind_verdict\":\"acceptable\"}",
+}
+
+// TestParseLinesInParts: JSON Lines decoded in parts on several
+// goroutines give the answers and problems one part gives, in order.
+func TestParseLinesInParts(t *testing.T) {
+	for _, s := range linesSeeds {
+		checkLinesInParts(t, []byte(s))
+	}
+}
+
+func FuzzParseLinesInParts(f *testing.F) {
+	for _, s := range linesSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkLinesInParts(t, data) })
+}
+
+func checkLinesInParts(t *testing.T, data []byte) {
+	t.Helper()
+	want, wantProblems := parseLinesIn("in.jsonl", data, 1)
+	for n := 2; n <= 7; n++ {
+		got, problems := parseLinesIn("in.jsonl", data, n)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(problems, wantProblems) {
+			t.Fatalf("%q in %d parts: %+v %v; in one: %+v %v", data, n, got, problems, want, wantProblems)
+		}
+	}
 }

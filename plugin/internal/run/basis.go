@@ -156,8 +156,34 @@ func buffer(free chan []byte, n int64) []byte {
 
 // scratch is what a Bases worker reuses from row to row.
 type scratch struct {
-	sk skimmer
-	m  map[string]json.RawMessage // the row's members
+	sk   skimmer
+	m    map[string]json.RawMessage // the row's members
+	read recent
+}
+
+// recent remembers the sidecars a Bases worker read last, by the path the
+// row names: the rows of one test on several targets are neighbours and
+// name the same input (AgentV 4.42.4 writes <suite>/<test_id>/ once per
+// test), which is then read once for all of them, as an EVAL.yaml is (see
+// evalDefs). A Text read is the file's whatever field named it (the field
+// only words the warnings, which a Basis does not keep).
+type recent struct {
+	rel  [4]string
+	text [4]Text
+	next int
+}
+
+// get is the Text of rel, read by read unless it is one of the last few.
+func (c *recent) get(rel string, read func() Text) Text {
+	for i, r := range c.rel {
+		if r == rel && r != "" {
+			return c.text[i]
+		}
+	}
+	t := read()
+	c.rel[c.next], c.text[c.next] = rel, t
+	c.next = (c.next + 1) % len(c.rel)
+	return t
 }
 
 // basis reads the Basis of c from its row bytes line. Nothing it returns
@@ -175,7 +201,9 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDe
 		}
 	}
 	d := &Detail{Case: c} // the reads' warnings, which a Basis does not keep
-	text := func(field, rel string) Text { return r.readFileWith(read, d, field, rel, basisLimit) }
+	text := func(field, rel string) Text {
+		return sc.read.get(rel, func() Text { return r.readFileWith(read, d, field, rel, basisLimit) })
+	}
 	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
 	b.Task = r.task(read, defs, eval, named, c.TestID, m, &sc.sk)
