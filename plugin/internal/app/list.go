@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -133,7 +132,7 @@ func runList(s *Streams, o listOptions) error {
 	}
 	rep := listReport{RunID: st.run.ID, Scope: scope, Total: len(st.run.Cases), Cases: []listEntry{}}
 	if o.JSON {
-		return writeJSONStream(s.Out, rep, entries)
+		return writeJSONStream(s.Out, rep, entries, appendListEntry)
 	}
 	printList(s, rep, entries)
 	return nil
@@ -181,9 +180,11 @@ func printList(s *Streams, rep listReport, entries iter.Seq[listEntry]) {
 }
 
 // writeJSONStream writes doc exactly as writeJSON would, except that doc's
-// last member, an empty array in doc, is filled from items as they come:
-// the document is never whole in memory.
-func writeJSONStream[T any](w io.Writer, doc any, items iter.Seq[T]) error {
+// last member, an empty array in doc, is filled from items as they come,
+// each written by appendItem (as encoding/json would write it at that
+// depth, without the trailing newline): the document is never whole in
+// memory.
+func writeJSONStream[T any](w io.Writer, doc any, items iter.Seq[T], appendItem func([]byte, *T) ([]byte, error)) error {
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, doc); err != nil {
 		return err
@@ -192,20 +193,16 @@ func writeJSONStream[T any](w io.Writer, doc any, items iter.Seq[T]) error {
 	if !ok {
 		return errors.New("writeJSONStream: the document's last member is not an empty array")
 	}
-	out := bufio.NewWriter(w)
+	out := bufio.NewWriterSize(w, 64<<10)
 	out.Write(head)
-	var item bytes.Buffer
-	enc := json.NewEncoder(&item)
-	enc.SetIndent("    ", "  ") // an element of a member of the top object
-	enc.SetEscapeHTML(false)
+	var item []byte
 	sep := "[\n    "
 	for it := range items {
-		item.Reset()
-		if err := enc.Encode(it); err != nil {
+		var err error
+		if item, err = appendItem(append(item[:0], sep...), &it); err != nil {
 			return err
 		}
-		out.WriteString(sep)
-		out.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
+		out.Write(item)
 		sep = ",\n    "
 	}
 	if sep == "[\n    " {
