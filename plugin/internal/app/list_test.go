@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"testing"
 
@@ -19,7 +18,12 @@ func TestWriteJSONStream(t *testing.T) {
 	entry := listEntry{Rank: 1, caseSummary: caseSummary{caseRef: caseRef{Ref: "a@<t>", TestID: "a", Target: "<t>"}, Outcome: "failed", Score: 0.5,
 		Tier: "failed", Reasons: []triage.Reason{{Code: "failed", Text: "failed with score 0.5 & \u2028"}}}, Verdict: &verdict}
 	other := listEntry{Rank: 2, caseSummary: caseSummary{caseRef: caseRef{Ref: "b", TestID: "b"}, Outcome: "passed", Score: 1, Tier: "clean", Reasons: []triage.Reason{}}}
-	for _, entries := range [][]listEntry{nil, {entry}, {entry, other, entry}} {
+	many := make([]listEntry, 3*inOrderChunk+7) // several chunks, written in order
+	for i := range many {
+		many[i] = other
+		many[i].Rank, many[i].Pos = i+1, len(many)-i
+	}
+	for _, entries := range [][]listEntry{nil, {entry}, {entry, other, entry}, many} {
 		whole := listReport{RunID: "run \"1\"", Scope: "all", Total: 3, Cases: entries}
 		if whole.Cases == nil {
 			whole.Cases = []listEntry{}
@@ -30,14 +34,14 @@ func TestWriteJSONStream(t *testing.T) {
 		}
 		head := whole
 		head.Cases = []listEntry{}
-		if err := writeJSONStream(&got, head, slices.Values(entries), appendListEntry); err != nil {
+		if err := writeJSONStream(&got, head, len(entries), func(b []byte, i int) ([]byte, error) { return appendListEntry(b, &entries[i]) }); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
 			t.Errorf("%d entries: streamed\n%s\nwant\n%s", len(entries), got.String(), want.String())
 		}
 	}
-	if err := writeJSONStream(&bytes.Buffer{}, listReport{}, slices.Values([]listEntry{entry}), appendListEntry); err == nil {
+	if err := writeJSONStream(&bytes.Buffer{}, listReport{}, 1, func(b []byte, i int) ([]byte, error) { return appendListEntry(b, &entry) }); err == nil {
 		t.Error("a document whose last member is null was accepted")
 	}
 }
