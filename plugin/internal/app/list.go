@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"strconv"
 	"strings"
 
@@ -122,20 +120,17 @@ func runList(s *Streams, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	// Entries are made as they are written: a 100k-case list is never
-	// whole in memory.
-	entries := func(yield func(listEntry) bool) {
-		for i, it := range items {
-			if !yield(st.listEntry(i+1, it)) {
-				return
-			}
-		}
-	}
+	// Entries are made as they are written, on every core (inOrder): a
+	// 100k-case list is never whole in memory.
 	rep := listReport{RunID: st.run.ID, Scope: scope, Total: len(st.run.Cases), Cases: []listEntry{}}
+	st.run.CaseIDs() // builds the test_id index Ref reads, before the workers share it
 	if o.JSON {
-		return writeJSONStream(s.Out, rep, entries)
+		return writeJSONStream(s.Out, rep, len(items), func(b []byte, i int) ([]byte, error) {
+			e := st.listEntry(i+1, items[i])
+			return appendListEntry(b, &e)
+		})
 	}
-	printList(s, rep, entries)
+	st.printList(s, rep, items)
 	return nil
 }
 
@@ -150,40 +145,60 @@ func (st *runState) listEntry(rank int, it triage.Item) listEntry {
 	return e
 }
 
-// printList prints entries (rep.Cases is not used), reading them twice:
-// once to size the ref column, once to print.
-func printList(s *Streams, rep listReport, entries iter.Seq[listEntry]) {
+// printList prints the entries of items (rep.Cases is not used), reading
+// the items twice: once to size the ref column, once to print.
+func (st *runState) printList(s *Streams, rep listReport, items []triage.Item) {
 	refWidth := 8
-	for e := range entries {
-		refWidth = max(refWidth, min(40, termtext.Width(termtext.SanitizeLine(e.Ref))))
-	}
-	n := 0
-	for e := range entries {
-		n++
-		verdict := "-"
-		switch {
-		case e.Verdict == nil:
-		case e.State == stateReviewed:
-			verdict = *e.Verdict
-		default: // proposed or stale: not a current human verdict
-			verdict = *e.Verdict + " (" + e.State + ")"
+	inOrder(len(items), func(lo, hi int, w *int) error {
+		*w = 0
+		for _, it := range items[lo:hi] {
+			*w = max(*w, min(40, termtext.Width(termtext.SanitizeLine(st.run.Ref(it.Case)))))
 		}
-		ref := termtext.Truncate(termtext.SanitizeLine(e.Ref), refWidth, "…")
-		reasons := make([]string, len(e.Reasons))
-		for i, r := range e.Reasons {
-			reasons[i] = r.Text
+		return nil
+	}, func(w *int) error {
+		refWidth = max(refWidth, *w)
+		return nil
+	})
+	inOrder(len(items), func(lo, hi int, b *[]byte) error {
+		*b = (*b)[:0]
+		for i := lo; i < hi; i++ {
+			*b = appendListLine(*b, st.listEntry(i+1, items[i]), refWidth)
 		}
-		fmt.Fprintf(s.Out, "%6s  %s%s  %-8s %5s  %-28s %s\n", "#"+strconv.Itoa(e.Pos), ref,
-			strings.Repeat(" ", refWidth-termtext.Width(ref)), e.Outcome, triage.FormatScore(e.Score),
-			verdict, termtext.SanitizeLine(strings.Join(reasons, "; ")))
+		return nil
+	}, func(b *[]byte) error {
+		s.Out.Write(*b)
+		return nil
+	})
+	fmt.Fprintf(s.Out, "%d of %d cases (scope %s)\n", len(items), rep.Total, rep.Scope)
+}
+
+// appendListLine appends e as a line of list's text output, its ref
+// padded or cut to refWidth.
+func appendListLine(b []byte, e listEntry, refWidth int) []byte {
+	verdict := "-"
+	switch {
+	case e.Verdict == nil:
+	case e.State == stateReviewed:
+		verdict = *e.Verdict
+	default: // proposed or stale: not a current human verdict
+		verdict = *e.Verdict + " (" + e.State + ")"
 	}
-	fmt.Fprintf(s.Out, "%d of %d cases (scope %s)\n", n, rep.Total, rep.Scope)
+	ref := termtext.Truncate(termtext.SanitizeLine(e.Ref), refWidth, "…")
+	reasons := make([]string, len(e.Reasons))
+	for i, r := range e.Reasons {
+		reasons[i] = r.Text
+	}
+	return fmt.Appendf(b, "%6s  %s%s  %-8s %5s  %-28s %s\n", "#"+strconv.Itoa(e.Pos), ref,
+		strings.Repeat(" ", refWidth-termtext.Width(ref)), e.Outcome, triage.FormatScore(e.Score),
+		verdict, termtext.SanitizeLine(strings.Join(reasons, "; ")))
 }
 
 // writeJSONStream writes doc exactly as writeJSON would, except that doc's
-// last member, an empty array in doc, is filled from items as they come:
-// the document is never whole in memory.
-func writeJSONStream[T any](w io.Writer, doc any, items iter.Seq[T]) error {
+// last member, an empty array in doc, is filled with n items, item i
+// written by appendItem as encoding/json would write it at that depth
+// (without the trailing newline), on every core (inOrder): the document is
+// never whole in memory.
+func writeJSONStream(w io.Writer, doc any, n int, appendItem func(b []byte, i int) ([]byte, error)) error {
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, doc); err != nil {
 		return err
@@ -192,26 +207,29 @@ func writeJSONStream[T any](w io.Writer, doc any, items iter.Seq[T]) error {
 	if !ok {
 		return errors.New("writeJSONStream: the document's last member is not an empty array")
 	}
-	out := bufio.NewWriter(w)
+	if n == 0 {
+		_, err := w.Write(append(head, "[]\n}\n"...))
+		return err
+	}
+	out := bufio.NewWriterSize(w, 64<<10)
 	out.Write(head)
-	var item bytes.Buffer
-	enc := json.NewEncoder(&item)
-	enc.SetIndent("    ", "  ") // an element of a member of the top object
-	enc.SetEscapeHTML(false)
-	sep := "[\n    "
-	for it := range items {
-		item.Reset()
-		if err := enc.Encode(it); err != nil {
-			return err
+	err := inOrder(n, func(lo, hi int, b *[]byte) (err error) {
+		*b = (*b)[:0]
+		for i := lo; i < hi && err == nil; i++ {
+			sep := ",\n    "
+			if i == 0 {
+				sep = "[\n    "
+			}
+			*b, err = appendItem(append(*b, sep...), i)
 		}
-		out.WriteString(sep)
-		out.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
-		sep = ",\n    "
+		return err
+	}, func(b *[]byte) error {
+		_, err := out.Write(*b)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	if sep == "[\n    " {
-		out.WriteString("[]\n}\n")
-	} else {
-		out.WriteString("\n  ]\n}\n")
-	}
+	out.WriteString("\n  ]\n}\n")
 	return out.Flush()
 }

@@ -166,6 +166,15 @@ func BenchmarkStatus100k(b *testing.B) {
 	})
 }
 
+// BenchmarkList100k is list --json of a 100k-row run without feedback:
+// issue 14 wants it within 1.5× BenchmarkStatus100k/Bare.
+func BenchmarkList100k(b *testing.B) {
+	br := generatedRun(b, 100_000)
+	for b.Loop() {
+		benchApp(b, "list", "--json", "--out", filepath.Join(b.TempDir(), "none.json"), br.dir)
+	}
+}
+
 // BenchmarkParseAnswers reads 10k and 100k answers given as a feedback
 // file's per_case array: the cost must grow linearly.
 func BenchmarkParseAnswers(b *testing.B) {

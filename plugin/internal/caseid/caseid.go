@@ -135,6 +135,7 @@ func Parse(s string) (Ref, error) {
 // Format writes id as a reference naming the given parts.
 func Format(id ID, parts Parts) string {
 	var b strings.Builder
+	b.Grow(len(id.Suite) + len(id.TestID) + len(id.Target) + len(id.Variant) + 4) // enough unless escaped
 	if parts&PartSuite != 0 {
 		escape(&b, id.Suite, true, true)
 		b.WriteString("::")
@@ -248,24 +249,28 @@ var shortParts = []Parts{0, PartTarget, PartSuite, PartVariant, PartSuite | Part
 
 // Short is the shortest reference that Resolve resolves to case i.
 func Short(cs Cases, i int) string {
-	id := cs.ID(i)
-	var same []ID
-	for j := range cs.WithTestID(id.TestID) {
-		if j != i {
-			same = append(same, cs.ID(j))
-		}
+	// taken bit k: another case has the parts shortParts[k] names. One
+	// pass over the test id's cases, collecting none of them (list asks
+	// for every case of a run).
+	var s struct {
+		id    ID
+		taken uint8
 	}
-	for _, p := range shortParts {
-		ref := Ref{ID: id, Parts: p}
-		unique := true
-		for _, o := range same {
-			if ref.matches(o) {
-				unique = false
-				break
+	s.id = cs.ID(i)
+	for j := range cs.WithTestID(s.id.TestID) {
+		if j == i {
+			continue
+		}
+		o := cs.ID(j)
+		for k, p := range shortParts {
+			if (Ref{ID: s.id, Parts: p}).matches(o) {
+				s.taken |= 1 << k
 			}
 		}
-		if unique {
-			return Format(id, p)
+	}
+	for k, p := range shortParts {
+		if s.taken&(1<<k) == 0 {
+			return Format(s.id, p)
 		}
 	}
 	return Position(i)
