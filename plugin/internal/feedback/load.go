@@ -581,7 +581,16 @@ func (d *decoder) peek() (byte, bool) {
 	return d.buf[d.pos], true
 }
 
+// space skips whitespace; most values and keys follow none, or a line
+// break and indentation.
 func (d *decoder) space() {
+	if d.pos < d.end && d.buf[d.pos] > ' ' {
+		return
+	}
+	d.skipSpace()
+}
+
+func (d *decoder) skipSpace() {
 	for {
 		// Eight bytes at a time: a run of spaces (indentation) is skipped
 		// whole, and the first other byte is found in one step.
@@ -1051,9 +1060,10 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 			}
 		}
 		d.space()
-		if !d.expect(":") {
+		if c, ok := d.peek(); !ok || c != ':' {
 			return false
 		}
+		d.pos++
 		child := slotNone
 		if s != slotNone {
 			child = key.childOf(s)
