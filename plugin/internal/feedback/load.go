@@ -342,7 +342,7 @@ func decodeEach(r io.Reader, n *node, dst any, each func(part int, e *draft) boo
 }
 
 func newDecoder(r io.Reader, each func(part int, e *draft) bool) *decoder {
-	return &decoder{r: r, buf: make([]byte, 64<<10), memos: map[*node]*memo{}, keys: map[string]string{}, each: each}
+	return &decoder{r: r, buf: make([]byte, 64<<10), memos: map[*node]*memo{}, rats: map[string]*big.Rat{}, keys: map[string]string{}, each: each}
 }
 
 type decoder struct {
@@ -355,8 +355,9 @@ type decoder struct {
 	capStart int    // start in buf of the bytes not yet in capture
 	capDepth int
 
-	memos   map[*node]*memo   // what was learnt of each schema node
-	keys    map[string]string // object keys
+	memos   map[*node]*memo     // what was learnt of each schema node
+	rats    map[string]*big.Rat // see rat
+	keys    map[string]string   // object keys
 	scratch []byte
 
 	each  func(part int, e *draft) bool // see decodeEach
@@ -789,7 +790,7 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	var rat *big.Rat
 	exact := func() *big.Rat {
 		if rat == nil {
-			rat, _ = new(big.Rat).SetString(string(d.scratch))
+			rat = d.rat(d.scratch)
 		}
 		return rat
 	}
@@ -826,6 +827,22 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	}
 	return true
 }
+
+// rat is the exact value of the valid number b, not to be changed: the
+// few that recur are made once (a bound such as 0 or 1 is compared
+// exactly, and most scores are one).
+func (d *decoder) rat(b []byte) *big.Rat {
+	if r, ok := d.rats[string(b)]; ok {
+		return r
+	}
+	r, _ := new(big.Rat).SetString(string(b))
+	if len(d.rats) < maxRats {
+		d.rats[string(b)] = r
+	}
+	return r
+}
+
+const maxRats = 64
 
 // hugeExponent tells a number whose exponent has more than three digits:
 // big.Rat takes minutes over 1e1000000000, and float64 cannot hold it
