@@ -774,19 +774,20 @@ func (d *decoder) key(b []byte) string {
 
 func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	d.scratch = d.scratch[:0]
+	simple := true // no fraction, no exponent
 	for {
 		c, ok := d.peek()
 		if !ok || !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
 			break
 		}
+		simple = simple && c != '.' && c != 'e' && c != 'E'
 		d.scratch = append(d.scratch, c)
 		d.pos++
 	}
 	text := string(d.scratch) // on the stack: a short number is not kept
-	if !jsonnum.Valid(text) || hugeExponent(text) {
+	if !jsonnum.Valid(text) || !simple && hugeExponent(text) {
 		return false
 	}
-	simple := !strings.ContainsAny(text, ".eE")
 	var rat *big.Rat
 	exact := func() *big.Rat {
 		if rat == nil {
