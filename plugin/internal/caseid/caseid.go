@@ -280,20 +280,43 @@ func Short(cs Cases, i int) string {
 // when it fits no case). An eval_path the entry names is compared only with
 // cases whose eval_path is known.
 func Match(cs Cases, e ID) (i int, candidates []int) {
-	// The loop's state is one value (the loop body escapes through the
-	// iterator: each variable it changes would be an allocation), and
-	// candidates a slice only from the second one.
-	m := matching{first: -1, exact: -1}
-	for j := range cs.WithTestID(e.TestID) {
-		m.try(e, cs.ID(j), j)
-	}
-	switch {
+	return NewMatcher(cs).Match(e)
+}
+
+// Matcher is Match for many identities against the same cases: a match
+// allocates nothing but what cs.WithTestID does (and a candidates slice
+// from the second candidate), where a loop over cs.WithTestID would
+// allocate its body and the variables it changes at every call.
+type Matcher struct {
+	cs    Cases
+	e     ID
+	m     matching
+	yield func(int) bool // m.see, made once
+}
+
+// NewMatcher returns a Matcher of the cases cs.
+func NewMatcher(cs Cases) *Matcher {
+	x := &Matcher{cs: cs}
+	x.yield = x.see
+	return x
+}
+
+// Match is Match(cs, e).
+func (x *Matcher) Match(e ID) (i int, candidates []int) {
+	x.e, x.m = e, matching{first: -1, exact: -1}
+	x.cs.WithTestID(e.TestID)(x.yield)
+	switch m := &x.m; {
 	case m.n == 1:
 		return m.first, nil
 	case m.exact >= 0:
 		return m.exact, nil
 	}
-	return -1, m.more
+	return -1, x.m.more
+}
+
+func (x *Matcher) see(j int) bool {
+	x.m.try(x.e, x.cs.ID(j), j)
+	return true
 }
 
 // matching is Match's state: the candidates found (n, the first; more,

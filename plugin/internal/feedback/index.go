@@ -53,9 +53,10 @@ func Bind(f *File, cs caseid.Cases) *Index {
 	for i := range ix.byCase {
 		ix.byCase[i] = -1
 	}
+	match := caseid.NewMatcher(cs)
 	for pos := range f.PerCase {
 		e := &f.PerCase[pos]
-		i, candidates := caseid.Match(cs, e.ID())
+		i, candidates := match.Match(e.ID())
 		switch {
 		case len(candidates) > 1:
 			ix.Ambiguous = append(ix.Ambiguous, pos)
@@ -330,6 +331,7 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 // on several cores.
 type viewPart struct {
 	cases                caseid.Cases
+	match                *caseid.Matcher // of cases
 	entries              chunks[viewEntry]
 	graders              chunks[viewGrader]
 	names                names
@@ -369,7 +371,7 @@ func (c *chunks[T]) appendTo(s []T) []T {
 }
 
 func (v *View) newPart() *viewPart {
-	return &viewPart{cases: v.cases}
+	return &viewPart{cases: v.cases, match: caseid.NewMatcher(v.cases)}
 }
 
 // add matches entry e to its case as Bind does.
@@ -378,7 +380,7 @@ func (p *viewPart) add(e *draft) {
 	if id.TestID != "" {
 		p.ids.add(maphash.Comparable(p.seed, id))
 	}
-	i, candidates := caseid.Match(p.cases, id)
+	i, candidates := p.match.Match(id)
 	switch {
 	case len(candidates) > 1:
 		p.ambiguous.add(id)
