@@ -26,8 +26,9 @@ type runState struct {
 	index    *feedback.Index // finds feedback entries by case
 	// view, for status and list (run.Options.Outline), replaces feedback's
 	// entries and index: feedback then holds the top-level fields only.
-	view  *feedback.View
-	draft *feedback.File // nil when there is no draft
+	view    *feedback.View
+	scratch feedback.Scratch // what quickState's entries are made in
+	draft   *feedback.File   // nil when there is no draft
 	// legacy holds the notes of a feedback.json in an older shape (AgentV
 	// dashboard, skill-creator); such a file is archived, never overwritten.
 	legacy []feedback.LegacyNote
@@ -202,12 +203,29 @@ const (
 // and list of large runs); with verify it also compares the fingerprint
 // of the answer and the test.
 func (st *runState) state(c *run.Case, verify bool) (string, *feedback.Case, error) {
-	j := st.judgment(c)
+	return st.stateOf(c, st.judgment(c), verify)
+}
+
+// quickState is state without verify for a loop over every case: the
+// entry is valid until the next call (it is not allocated per case).
+func (st *runState) quickState(c *run.Case) (string, *feedback.Case) {
+	var j *feedback.Case
+	if st.view != nil {
+		j = st.view.EntryIn(int(c.Index), &st.scratch)
+	} else {
+		j = st.index.Entry(int(c.Index))
+	}
+	state, j, _ := st.stateOf(c, j, false) // reads no file: cannot fail
+	return state, j
+}
+
+// stateOf is state with c's entry j.
+func (st *runState) stateOf(c *run.Case, j *feedback.Case, verify bool) (string, *feedback.Case, error) {
 	if j == nil {
 		return stateUnreviewed, nil, nil
 	}
 	if fresh := record.Quick(c, j); !verify || fresh == record.Stale {
-		return stateOf(fresh, j), j, nil
+		return stateNamed(fresh, j), j, nil
 	}
 	d, err := st.run.Detail(c)
 	if err != nil {
@@ -231,11 +249,11 @@ func (st *runState) verified(d *run.Detail, seen record.Seen) (string, *feedback
 	if err != nil {
 		return "", j, clierr.Failure(err, err.Error(), "")
 	}
-	return stateOf(fresh, j), j, nil
+	return stateNamed(fresh, j), j, nil
 }
 
-// stateOf names an entry's state from its freshness.
-func stateOf(fresh record.Freshness, j *feedback.Case) string {
+// stateNamed names an entry's state from its freshness.
+func stateNamed(fresh record.Freshness, j *feedback.Case) string {
 	switch {
 	case fresh == record.Stale:
 		return stateStale

@@ -178,9 +178,14 @@ func runStatus(s *Streams, o statusOptions) error {
 	problems := map[*run.Case]string{}
 	rep.Unreviewed = r.Len() - len(r.Cases) // not kept: nothing judges them (see keep)
 	for _, rc := range r.Cases {
-		state, j, err := st.state(rc, o.Verify)
-		if err != nil {
-			return err
+		var state string
+		var j *feedback.Case
+		if o.Verify {
+			if state, j, err = st.state(rc, true); err != nil {
+				return err
+			}
+		} else {
+			state, j = st.quickState(rc)
 		}
 		switch state {
 		case stateUnreviewed:

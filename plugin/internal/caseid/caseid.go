@@ -285,29 +285,74 @@ func Short(cs Cases, i int) string {
 // when it fits no case). An eval_path the entry names is compared only with
 // cases whose eval_path is known.
 func Match(cs Cases, e ID) (i int, candidates []int) {
-	exact := -1
-	for j := range cs.WithTestID(e.TestID) {
-		c := cs.ID(j)
-		if !part(e.Suite, c.Suite) || !part(e.Target, c.Target) || !part(e.Variant, c.Variant) ||
-			(e.EvalPath != "" && c.EvalPath != "" && e.EvalPath != c.EvalPath) {
-			continue
-		}
-		candidates = append(candidates, j)
-		if e.Suite == c.Suite && e.Target == c.Target && e.Variant == c.Variant && (e.EvalPath == "" || e.EvalPath == c.EvalPath) {
-			if exact >= 0 {
-				exact = -2 // two exact matches: eval_path unknown on both sides
-			} else if exact == -1 {
-				exact = j
-			}
+	return NewMatcher(cs).Match(e)
+}
+
+// Matcher is Match for many identities against the same cases: a match
+// allocates nothing but what cs.WithTestID does (and a candidates slice
+// from the second candidate), where a loop over cs.WithTestID would
+// allocate its body and the variables it changes at every call.
+type Matcher struct {
+	cs    Cases
+	e     ID
+	m     matching
+	yield func(int) bool // m.see, made once
+}
+
+// NewMatcher returns a Matcher of the cases cs.
+func NewMatcher(cs Cases) *Matcher {
+	x := &Matcher{cs: cs}
+	x.yield = x.see
+	return x
+}
+
+// Match is Match(cs, e).
+func (x *Matcher) Match(e ID) (i int, candidates []int) {
+	x.e, x.m = e, matching{first: -1, exact: -1}
+	x.cs.WithTestID(e.TestID)(x.yield)
+	switch m := &x.m; {
+	case m.n == 1:
+		return m.first, nil
+	case m.exact >= 0:
+		return m.exact, nil
+	}
+	return -1, x.m.more
+}
+
+func (x *Matcher) see(j int) bool {
+	x.m.try(x.e, x.cs.ID(j), j)
+	return true
+}
+
+// matching is Match's state: the candidates found (n, the first; more,
+// all of them once there are two) and the exact match (-1: none yet, -2:
+// two).
+type matching struct {
+	n, first, exact int
+	more            []int
+}
+
+// try takes case j, whose identity is c, as a candidate for e if it fits.
+func (m *matching) try(e, c ID, j int) {
+	if !part(e.Suite, c.Suite) || !part(e.Target, c.Target) || !part(e.Variant, c.Variant) ||
+		(e.EvalPath != "" && c.EvalPath != "" && e.EvalPath != c.EvalPath) {
+		return
+	}
+	switch m.n++; m.n {
+	case 1:
+		m.first = j
+	case 2:
+		m.more = []int{m.first, j}
+	default:
+		m.more = append(m.more, j)
+	}
+	if e.Suite == c.Suite && e.Target == c.Target && e.Variant == c.Variant && (e.EvalPath == "" || e.EvalPath == c.EvalPath) {
+		if m.exact >= 0 {
+			m.exact = -2 // two exact matches: eval_path unknown on both sides
+		} else if m.exact == -1 {
+			m.exact = j
 		}
 	}
-	switch {
-	case len(candidates) == 1:
-		return candidates[0], nil
-	case exact >= 0:
-		return exact, nil
-	}
-	return -1, candidates
 }
 
 func part(entry, c string) bool { return entry == "" || entry == c }

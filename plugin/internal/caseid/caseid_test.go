@@ -3,6 +3,7 @@ package caseid
 import (
 	"errors"
 	"iter"
+	"slices"
 	"testing"
 )
 
@@ -98,9 +99,17 @@ func TestMatch(t *testing.T) {
 		{ID{TestID: "c", Target: "y"}, 4, false},
 		{ID{TestID: "zz"}, -1, false},
 	}
-	for _, tc := range cases {
-		if got, cands := Match(run, tc.entry); got != tc.want || (len(cands) > 1) != tc.ambiguous {
+	// One Matcher for all, forwards then backwards: nothing of a match
+	// stays in it for the next.
+	m := NewMatcher(run)
+	for k := range 2 * len(cases) {
+		tc := cases[min(k, 2*len(cases)-1-k)]
+		got, cands := Match(run, tc.entry)
+		if got != tc.want || (len(cands) > 1) != tc.ambiguous {
 			t.Errorf("Match(%+v) = %d, %v; want %d, ambiguous %v", tc.entry, got, cands, tc.want, tc.ambiguous)
+		}
+		if again, againCands := m.Match(tc.entry); again != got || !slices.Equal(againCands, cands) {
+			t.Errorf("Matcher.Match(%+v) = %d, %v; Match says %d, %v", tc.entry, again, againCands, got, cands)
 		}
 	}
 }

@@ -53,9 +53,10 @@ func Bind(f *File, cs caseid.Cases) *Index {
 	for i := range ix.byCase {
 		ix.byCase[i] = -1
 	}
+	match := caseid.NewMatcher(cs)
 	for pos := range f.PerCase {
 		e := &f.PerCase[pos]
-		i, candidates := caseid.Match(cs, e.ID())
+		i, candidates := match.Match(e.ID())
 		switch {
 		case len(candidates) > 1:
 			ix.Ambiguous = append(ix.Ambiguous, pos)
@@ -306,9 +307,13 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 	if !ok {
 		return nil, len(chain) - 1, false
 	}
-	var ids []uint64 // hashes of the entries' identities
+	n := 0
 	for _, i := range chain {
-		ids = append(ids, ps[i].ids...)
+		n += ps[i].ids.len()
+	}
+	ids := make([]uint64, 0, n) // hashes of the entries' identities
+	for _, i := range chain {
+		ids = ps[i].ids.appendTo(ids)
 		v.merge(ps[i])
 	}
 	slices.Sort(ids)
@@ -326,25 +331,56 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 // on several cores.
 type viewPart struct {
 	cases                caseid.Cases
-	entries              []viewEntry
-	graders              []viewGrader
+	match                *caseid.Matcher // of cases
+	entries              chunks[viewEntry]
+	graders              chunks[viewGrader]
 	names                names
 	unmatched, ambiguous Strays
 	seed                 maphash.Seed
-	ids                  []uint64 // hashes of the identities of the entries with a test_id
+	ids                  chunks[uint64] // hashes of the identities of the entries with a test_id
+}
+
+// chunks is a list that grows a chunk at a time: append would allocate
+// the entries of a 100k-case view five times over as it grows the slice
+// by a quarter at a time, and keep up to a quarter unused.
+type chunks[T any] struct {
+	list [][]T
+	n    int
+}
+
+const chunkLen = 1024
+
+func (c *chunks[T]) add(v T) {
+	if c.n%chunkLen == 0 {
+		c.list = append(c.list, make([]T, 0, chunkLen))
+	}
+	last := &c.list[len(c.list)-1]
+	*last = append(*last, v)
+	c.n++
+}
+
+func (c *chunks[T]) len() int { return c.n }
+
+func (c *chunks[T]) at(i int) *T { return &c.list[i/chunkLen][i%chunkLen] }
+
+func (c *chunks[T]) appendTo(s []T) []T {
+	for _, l := range c.list {
+		s = append(s, l...)
+	}
+	return s
 }
 
 func (v *View) newPart() *viewPart {
-	return &viewPart{cases: v.cases}
+	return &viewPart{cases: v.cases, match: caseid.NewMatcher(v.cases)}
 }
 
 // add matches entry e to its case as Bind does.
 func (p *viewPart) add(e *draft) {
 	id := e.id
 	if id.TestID != "" {
-		p.ids = append(p.ids, maphash.Comparable(p.seed, id))
+		p.ids.add(maphash.Comparable(p.seed, id))
 	}
-	i, candidates := caseid.Match(p.cases, id)
+	i, candidates := p.match.Match(id)
 	switch {
 	case len(candidates) > 1:
 		p.ambiguous.add(id)
@@ -356,13 +392,13 @@ func (p *viewPart) add(e *draft) {
 	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases.ID(i)))}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
-		ve.graders, ve.nGraders = uint32(len(p.graders)), uint32(len(e.graders))
+		ve.graders, ve.nGraders = uint32(p.graders.len()), uint32(len(e.graders))
 		for _, g := range e.graders {
-			p.graders = append(p.graders, viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
+			p.graders.add(viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
 	}
 	ve.caseIndex = int32(i)
-	p.entries = append(p.entries, ve)
+	p.entries.add(ve)
 }
 
 // merge binds the entries of p, the part that follows those merged so
@@ -375,17 +411,17 @@ func (v *View) merge(p *viewPart) {
 	for i, s := range p.names.list {
 		names[i] = v.names.id(s)
 	}
-	for k := range p.graders {
-		g := &p.graders[k]
+	for k := range p.graders.len() {
+		g := p.graders.at(k)
 		g.key = names[g.key]
 	}
 	base := 0
 	if n := len(v.parts); n > 0 {
-		base = v.bases[n-1] + len(v.parts[n-1].entries)
+		base = v.bases[n-1] + v.parts[n-1].entries.len()
 	}
-	v.parts, v.bases, p.ids = append(v.parts, p), append(v.bases, base), nil
-	for k := range p.entries {
-		pe := &p.entries[k]
+	v.parts, v.bases, p.ids = append(v.parts, p), append(v.bases, base), chunks[uint64]{}
+	for k := range p.entries.len() {
+		pe := p.entries.at(k)
 		pe.verdict, pe.kind = names[pe.verdict], names[pe.kind]
 		if pe.automated {
 			pe.outcome = names[pe.outcome]
@@ -400,14 +436,14 @@ func (v *View) merge(p *viewPart) {
 	}
 }
 
-// entry is the entry at position g over the parts, with its part's graders.
-func (v *View) entry(g int32) (*viewEntry, []viewGrader) {
+// entry is the entry at position g over the parts, with its part.
+func (v *View) entry(g int32) (*viewEntry, *viewPart) {
 	j := len(v.bases) - 1
 	for int(g) < v.bases[j] {
 		j--
 	}
 	p := v.parts[j]
-	return &p.entries[int(g)-v.bases[j]], p.graders
+	return p.entries.at(int(g) - v.bases[j]), p
 }
 
 func (s *Strays) add(id caseid.ID) {
@@ -428,41 +464,54 @@ func (s *Strays) join(later Strays) {
 // Entry returns the entry of case i as far as the view keeps it (verdict,
 // reviewer_kind, automated; the other fields are empty), nil when the case
 // has none. Each call returns a new Case.
-func (v *View) Entry(i int) *Case {
+func (v *View) Entry(i int) *Case { return v.EntryIn(i, new(Scratch)) }
+
+// Scratch holds a Case EntryIn fills and what it points to, reused from
+// call to call: a loop over every case (status) then allocates no Case
+// per case.
+type Scratch struct {
+	c       Case
+	a       Automated
+	score   float64
+	vals    []viewGrader
+	graders []GraderResult
+}
+
+// EntryIn is Entry made in buf: the Case is valid until the next call
+// with buf.
+func (v *View) EntryIn(i int, buf *Scratch) *Case {
 	p := v.byCase[i]
 	if p < 0 {
 		return nil
 	}
-	ve, graders := v.entry(p)
-	// One allocation for the entry, two for its graders.
-	b := &struct {
-		c     Case
-		a     Automated
-		score float64
-	}{c: Case{Verdict: v.names.list[ve.verdict], ReviewerKind: v.names.list[ve.kind]}}
-	c := &b.c
-	if ve.automated {
-		a := &b.a
-		a.Outcome = v.names.list[ve.outcome]
-		if ve.hasScore {
-			b.score = ve.score
-			a.Score = &b.score
+	ve, part := v.entry(p)
+	buf.c = Case{Verdict: v.names.list[ve.verdict], ReviewerKind: v.names.list[ve.kind]}
+	if !ve.automated {
+		return &buf.c
+	}
+	a := &buf.a
+	*a = Automated{Outcome: v.names.list[ve.outcome]}
+	if ve.hasScore {
+		buf.score = ve.score
+		a.Score = &buf.score
+	}
+	if n := int(ve.nGraders); n > 0 {
+		buf.vals, buf.graders = buf.vals[:0], slices.Grow(buf.graders[:0], n)[:n]
+		for k := range n {
+			buf.vals = append(buf.vals, *part.graders.at(int(ve.graders) + k))
 		}
-		if ve.nGraders > 0 {
-			vals := slices.Clone(graders[ve.graders : ve.graders+ve.nGraders])
-			a.Graders = make([]GraderResult, len(vals))
-			for k := range vals {
-				g, gr := &vals[k], &a.Graders[k]
-				gr.Key = v.names.list[g.key]
-				if g.hasScore {
-					gr.Score = &g.score
-				}
-				if g.hasPass {
-					gr.Pass = &g.pass
-				}
+		for k := range buf.vals {
+			g, gr := &buf.vals[k], &buf.graders[k]
+			*gr = GraderResult{Key: v.names.list[g.key]}
+			if g.hasScore {
+				gr.Score = &g.score
+			}
+			if g.hasPass {
+				gr.Pass = &g.pass
 			}
 		}
-		c.Automated = a
+		a.Graders = buf.graders
 	}
-	return c
+	buf.c.Automated = a
+	return &buf.c
 }

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -333,14 +335,14 @@ func decodeLight(r io.Reader, n *node, dst any) bool {
 func decodeEach(r io.Reader, n *node, dst any, each func(part int, e *draft) bool, sp *split) bool {
 	d := newDecoder(r, each)
 	d.split = sp
-	ok := d.value(n, reflect.ValueOf(dst).Elem(), slotNone)
+	ok := d.value(d.memo(n), reflect.ValueOf(dst).Elem(), slotNone)
 	d.space()
 	_, more := d.peek()
 	return ok && !more && d.readErr == nil
 }
 
 func newDecoder(r io.Reader, each func(part int, e *draft) bool) *decoder {
-	return &decoder{r: r, buf: make([]byte, 64<<10), intern: map[*node]map[string]string{}, keys: map[string]string{}, each: each}
+	return &decoder{r: r, buf: make([]byte, 64<<10), memos: map[*node]*memo{}, rats: map[string]*big.Rat{}, keys: map[string]string{}, each: each}
 }
 
 type decoder struct {
@@ -353,8 +355,9 @@ type decoder struct {
 	capStart int    // start in buf of the bytes not yet in capture
 	capDepth int
 
-	intern  map[*node]map[string]string // strings of few distinct values, per schema
-	keys    map[string]string           // object keys
+	memos   map[*node]*memo     // what was learnt of each schema node
+	rats    map[string]*big.Rat // see rat
+	keys    map[string]string   // object keys
 	scratch []byte
 
 	each  func(part int, e *draft) bool // see decodeEach
@@ -374,6 +377,173 @@ var caseSlice = reflect.TypeFor[[]Case]()
 // internLimit is how many distinct strings a schema node interns; a node
 // with more (test_id, notes) stops interning.
 const internLimit = 512
+
+// memo is what a decoder learns of one schema node (resolved) while it
+// reads the values under it, so that the next value is read with fewer
+// lookups: the strings found valid, and of objects their keys, each with
+// what it resolves to, numbered so that a key's index is its bit in a
+// mask of the keys an object has (duplicates, required).
+type memo struct {
+	n      *node
+	strs   map[string]string // valid strings, interned (internLimit at most)
+	recent [4]string         // the strings found valid last
+	turn   int               // the next of recent to replace
+
+	keys    []memoKey // maxKeys at most; the declared properties first
+	order   []uint8   // the indexes of the keys of the last object, in order
+	reqMask uint64    // the bits of the required keys in keys
+	reqRest bool      // some required key has no index: look it up by name
+}
+
+// memoKey is a key of an object under a memo's node, resolved.
+type memoKey struct {
+	name   string
+	schema *memo // the value's
+	bad    bool  // propertyNames rejects it
+	// child is the draft slot of the value in an object in slot from.
+	from, child slot
+}
+
+// maxKeys is how many keys a memo numbers: a mask's bits.
+const maxKeys = 64
+
+// memo returns d's memo of n (resolved).
+func (d *decoder) memo(n *node) *memo {
+	n = n.resolve()
+	if m, ok := d.memos[n]; ok {
+		return m
+	}
+	m := &memo{n: n}
+	d.memos[n] = m
+	if n == nil {
+		return m
+	}
+	// The required properties first, so that their bits make reqMask.
+	var names []string
+	for _, name := range append(slices.Clone(n.required), slices.Sorted(maps.Keys(n.properties))...) {
+		if _, declared := n.properties[name]; declared && !slices.Contains(names, name) && len(names) < maxKeys {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		m.keys = append(m.keys, d.declared(m, n.properties[name]))
+	}
+	for _, r := range n.required {
+		if i := m.index(r); i >= 0 {
+			m.reqMask |= 1 << i
+		} else {
+			m.reqRest = true
+		}
+	}
+	return m
+}
+
+// declared is the memoKey of a declared property p of m's node.
+func (d *decoder) declared(m *memo, p property) memoKey {
+	return memoKey{name: p.name, schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
+}
+
+// keyAllowed applies propertyNames to a key of m's node.
+func (m *memo) keyAllowed(key string) bool {
+	n := m.n
+	return n == nil || n.propNames == nil || n.propNames.resolve().checkString(key)
+}
+
+// resolveKey is the memoKey of the key b of an object under m's node;
+// false when the node allows no such key.
+func (d *decoder) resolveKey(m *memo, b []byte) (memoKey, bool) {
+	n := m.n
+	if n != nil {
+		if p, ok := n.properties[string(b)]; ok {
+			k := d.declared(m, p)
+			return k, !k.bad
+		}
+		if n.noExtra {
+			return memoKey{}, false
+		}
+	}
+	key := d.key(b)
+	var additional *node
+	if n != nil {
+		additional = n.additional
+	}
+	return memoKey{name: key, schema: d.memo(additional)}, m.keyAllowed(key)
+}
+
+// index is the index in m.keys of the key name, -1 when it has none.
+func (m *memo) index(name string) int {
+	for i := range m.keys {
+		if m.keys[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// find is the index in m.keys of the key b, the k-th of its object,
+// -1 when it has none: most objects have the keys of the last one, in
+// the same order.
+func (m *memo) find(b []byte, k int) int {
+	if k < len(m.order) {
+		if i := m.order[k]; m.keys[i].name == string(b) {
+			return int(i)
+		}
+	}
+	for i := range m.keys {
+		if m.keys[i].name == string(b) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup returns the string b when it was found valid under m's node.
+func (m *memo) lookup(b []byte) (string, bool) {
+	for _, r := range m.recent {
+		if r == string(b) && r != "" {
+			return r, true
+		}
+	}
+	s, ok := m.strs[string(b)]
+	if ok {
+		m.remember(s)
+	}
+	return s, ok
+}
+
+func (m *memo) remember(s string) {
+	m.recent[m.turn] = s
+	m.turn = (m.turn + 1) % len(m.recent)
+}
+
+// interned is s, found valid under m's node, as lookup returns it from
+// now on.
+func (m *memo) interned(s string) string {
+	if n := m.n; n != nil {
+		for _, e := range n.enum {
+			if e == s {
+				s = e.(string)
+				break
+			}
+		}
+	}
+	if m.strs == nil {
+		m.strs = map[string]string{}
+	}
+	if len(m.strs) < internLimit {
+		m.strs[s] = s
+	}
+	m.remember(s)
+	return s
+}
+
+// childOf is the draft slot of k's value in an object in slot s.
+func (k *memoKey) childOf(s slot) slot {
+	if k.from != s {
+		k.from, k.child = s, s.child(k.name)
+	}
+	return k.child
+}
 
 func (d *decoder) fill() bool {
 	if d.readErr != nil {
@@ -412,22 +582,73 @@ func (d *decoder) peek() (byte, bool) {
 	return d.buf[d.pos], true
 }
 
+// space skips whitespace; most values and keys follow none, or a line
+// break and indentation.
 func (d *decoder) space() {
+	if d.pos < d.end && d.buf[d.pos] > ' ' {
+		return
+	}
+	d.skipSpace()
+}
+
+func (d *decoder) skipSpace() {
 	for {
-		for d.pos < d.end {
-			if c := d.buf[d.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		// Eight bytes at a time: a run of spaces (indentation) is skipped
+		// whole, and the first other byte is found in one step.
+		for d.pos+8 <= d.end {
+			w := binary.LittleEndian.Uint64(d.buf[d.pos:]) ^ spaces
+			if w == 0 {
+				d.pos += 8
+				continue
+			}
+			d.pos += bits.TrailingZeros64(w) / 8
+			if c := d.buf[d.pos]; c != '\n' && c != '\r' && c != '\t' {
 				return
 			}
 			d.pos++
-			// Indentation: eight spaces at a time.
-			for d.pos+8 <= d.end && binary.LittleEndian.Uint64(d.buf[d.pos:]) == 0x2020202020202020 {
-				d.pos += 8
+		}
+		for ; d.pos < d.end; d.pos++ {
+			if c := d.buf[d.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				return
 			}
 		}
 		if !d.fill() {
 			return
 		}
 	}
+}
+
+// Eight-byte words of one byte repeated, for scanning a word at a time.
+const (
+	ones   = 0x0101010101010101
+	highs  = 0x8080808080808080
+	spaces = 0x20 * ones
+	quotes = '"' * ones
+	slashs = '\\' * ones
+)
+
+// plain is the length of the run of bytes at the start of b that need no
+// care in a string: not a quote, a backslash, a control character or a
+// byte of a multi-byte rune.
+func plain(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte's high bit is set in m when it is a quote or a backslash
+		// (it is zero after the xor), below 0x20 or at least 0x80; a borrow
+		// can set bits above the first such byte only, never below it.
+		q, s := w^quotes, w^slashs
+		m := ((q-ones)&^q | (s-ones)&^s | (w-spaces)&^w | w) & highs
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return i
 }
 
 // expect consumes the literal s.
@@ -457,10 +678,10 @@ func (d *decoder) endCapture(mark int) []byte {
 	return bytes.Clone(d.capture[mark:])
 }
 
-// value reads one value valid under n into dst, or into d.draft's slot s
-// (neither: validate only).
-func (d *decoder) value(n *node, dst reflect.Value, s slot) bool {
-	n = n.resolve()
+// value reads one value valid under m's node into dst, or into d.draft's
+// slot s (neither: validate only).
+func (d *decoder) value(m *memo, dst reflect.Value, s slot) bool {
+	n := m.n
 	d.space()
 	c, ok := d.peek()
 	if !ok {
@@ -478,16 +699,16 @@ func (d *decoder) value(n *node, dst reflect.Value, s slot) bool {
 			return false
 		}
 		if c == '{' {
-			return n.allows(typeObject, false) && d.object(n, dst, s)
+			return n.allows(typeObject, false) && d.object(m, dst, s)
 		}
-		return n.allows(typeArray, false) && d.array(n, dst, s)
+		return n.allows(typeArray, false) && d.array(m, dst, s)
 	case c == '"':
 		b, ok := d.str()
 		if !ok || !n.allows(typeString, false) {
 			return false
 		}
 		// Only checked strings are interned: a known one needs no check.
-		str, known := d.intern[n][string(b)]
+		str, known := m.lookup(b)
 		if !known {
 			if !dst.IsValid() && s == slotNone && n.checkBytes(b) {
 				return true // valid, and not kept
@@ -495,7 +716,7 @@ func (d *decoder) value(n *node, dst reflect.Value, s slot) bool {
 			if str = string(b); !n.checkString(str) {
 				return false
 			}
-			str = d.interned(n, str)
+			str = m.interned(str)
 		}
 		if s != slotNone {
 			return d.draft.str(s, str)
@@ -551,48 +772,26 @@ func (d *decoder) key(b []byte) string {
 	return k
 }
 
-func (d *decoder) interned(n *node, s string) string {
-	if n == nil {
-		return s
-	}
-	for _, e := range n.enum {
-		if e == s {
-			return e.(string)
-		}
-	}
-	m := d.intern[n]
-	if m == nil {
-		m = map[string]string{}
-		d.intern[n] = m
-	}
-	if v, ok := m[s]; ok {
-		return v
-	}
-	if len(m) < internLimit {
-		m[s] = s
-	}
-	return s
-}
-
 func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	d.scratch = d.scratch[:0]
+	simple := true // no fraction, no exponent
 	for {
 		c, ok := d.peek()
 		if !ok || !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
 			break
 		}
+		simple = simple && c != '.' && c != 'e' && c != 'E'
 		d.scratch = append(d.scratch, c)
 		d.pos++
 	}
 	text := string(d.scratch) // on the stack: a short number is not kept
-	if !jsonnum.Valid(text) || hugeExponent(text) {
+	if !jsonnum.Valid(text) || !simple && hugeExponent(text) {
 		return false
 	}
-	simple := !strings.ContainsAny(text, ".eE")
 	var rat *big.Rat
 	exact := func() *big.Rat {
 		if rat == nil {
-			rat, _ = new(big.Rat).SetString(string(d.scratch))
+			rat = d.rat(d.scratch)
 		}
 		return rat
 	}
@@ -630,6 +829,22 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	return true
 }
 
+// rat is the exact value of the valid number b, not to be changed: the
+// few that recur are made once (a bound such as 0 or 1 is compared
+// exactly, and most scores are one).
+func (d *decoder) rat(b []byte) *big.Rat {
+	if r, ok := d.rats[string(b)]; ok {
+		return r
+	}
+	r, _ := new(big.Rat).SetString(string(b))
+	if len(d.rats) < maxRats {
+		d.rats[string(b)] = r
+	}
+	return r
+}
+
+const maxRats = 64
+
 // hugeExponent tells a number whose exponent has more than three digits:
 // big.Rat takes minutes over 1e1000000000, and float64 cannot hold it
 // anyway. The light pass leaves such a document to the full path.
@@ -645,16 +860,10 @@ func (d *decoder) str() ([]byte, bool) {
 	d.pos++ // the opening quote
 	// Most strings are in the buffer whole, ASCII without escapes: they
 	// need no copy.
-	for i := d.pos; i < d.end; i++ {
-		c := d.buf[i]
-		if c == '"' {
-			b := d.buf[d.pos:i]
-			d.pos = i + 1
-			return b, true
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
+	if i := d.pos + plain(d.buf[d.pos:d.end]); i < d.end && d.buf[i] == '"' {
+		b := d.buf[d.pos:i]
+		d.pos = i + 1
+		return b, true
 	}
 	d.scratch = d.scratch[:0]
 	ascii := true
@@ -809,7 +1018,7 @@ func fieldsOf(t reflect.Type) *structFields {
 	return sf
 }
 
-func (d *decoder) object(n *node, dst reflect.Value, s slot) bool {
+func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 	d.pos++ // {
 	var sf *structFields
 	switch {
@@ -823,15 +1032,15 @@ func (d *decoder) object(n *node, dst reflect.Value, s slot) bool {
 	default:
 		return false
 	}
-	var seenKeys [16]string
-	seen := seenKeys[:0]
-	for first := true; ; first = false {
+	var seen uint64   // the keys read that have an index in m.keys, by their bit
+	var rest []string // the others (m.keys was full)
+	for k := 0; ; k++ {
 		d.space()
 		c, ok := d.peek()
 		if !ok {
 			return false
 		}
-		if c == '}' && first {
+		if c == '}' && k == 0 {
 			d.pos++
 			break
 		}
@@ -842,38 +1051,42 @@ func (d *decoder) object(n *node, dst reflect.Value, s slot) bool {
 		if !ok {
 			return false
 		}
-		pn, declared := (*node)(nil), false
-		var key string
-		if n != nil {
-			var p property
-			p, declared = n.properties[string(b)]
-			key, pn = p.name, p.schema
-		}
-		if !declared {
-			key = d.key(b)
-		}
-		if slices.Contains(seen, key) {
-			return false // a duplicate key: the full validator decides
-		}
-		seen = append(seen, key)
-		if n != nil && n.propNames != nil && !n.propNames.resolve().checkString(key) {
-			return false
-		}
-		d.space()
-		if !d.expect(":") {
-			return false
-		}
-		if n != nil && !declared {
-			if n.noExtra {
+		i := m.find(b, k)
+		var key *memoKey
+		if i < 0 {
+			resolved, ok := d.resolveKey(m, b)
+			if !ok {
 				return false
 			}
-			pn = n.additional
+			if len(m.keys) < maxKeys {
+				i, m.keys = len(m.keys), append(m.keys, resolved)
+			} else if slices.Contains(rest, resolved.name) {
+				return false // a duplicate key: the full validator decides
+			} else {
+				rest, key = append(rest, resolved.name), &resolved
+			}
 		}
+		if i >= 0 {
+			if key = &m.keys[i]; key.bad || seen&(1<<i) != 0 {
+				return false // a duplicate key: the full validator decides
+			}
+			seen |= 1 << i
+			if k < len(m.order) {
+				m.order[k] = uint8(i)
+			} else if k == len(m.order) && k < maxKeys {
+				m.order = append(m.order, uint8(i))
+			}
+		}
+		d.space()
+		if c, ok := d.peek(); !ok || c != ':' {
+			return false
+		}
+		d.pos++
 		child := slotNone
 		if s != slotNone {
-			child = s.child(key)
+			child = key.childOf(s)
 		}
-		if !d.member(pn, dst, sf, key, child) {
+		if !d.member(key.schema, dst, sf, key.name, child) {
 			return false
 		}
 		d.space()
@@ -889,9 +1102,12 @@ func (d *decoder) object(n *node, dst reflect.Value, s slot) bool {
 			return false
 		}
 	}
-	if n != nil {
-		for _, r := range n.required {
-			if !slices.Contains(seen, r) {
+	if seen&m.reqMask != m.reqMask {
+		return false
+	}
+	if m.reqRest {
+		for _, r := range m.n.required {
+			if i := m.index(r); i >= 0 && seen&(1<<i) == 0 || i < 0 && !slices.Contains(rest, r) {
 				return false
 			}
 		}
@@ -901,7 +1117,7 @@ func (d *decoder) object(n *node, dst reflect.Value, s slot) bool {
 
 // member reads the value of key into the struct field, the Extra map or
 // the map element it belongs to, or into d.draft's slot s.
-func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key string, s slot) bool {
+func (d *decoder) member(pn *memo, dst reflect.Value, sf *structFields, key string, s slot) bool {
 	switch {
 	case !dst.IsValid():
 		return d.value(pn, reflect.Value{}, s)
@@ -932,7 +1148,7 @@ func (d *decoder) member(pn *node, dst reflect.Value, sf *structFields, key stri
 	return true
 }
 
-func (d *decoder) array(n *node, dst reflect.Value, s slot) bool {
+func (d *decoder) array(m *memo, dst reflect.Value, s slot) bool {
 	d.pos++ // [
 	if dst.IsValid() && dst.Kind() != reflect.Slice {
 		return false
@@ -944,19 +1160,20 @@ func (d *decoder) array(n *node, dst reflect.Value, s slot) bool {
 	if dst.IsValid() {
 		dst.Set(reflect.MakeSlice(dst.Type(), 0, 0))
 	}
-	return d.elements(n, dst, elem, true)
+	return d.elements(m, dst, elem, true)
 }
 
-// elements reads the elements of an array valid under n, from the first
+// elements reads the elements of an array valid under m's node, from the first
 // (first: just past its '[') or from any other, to its ']', into dst or
 // d.draft's slot s. Elements in slotEntry are per_case entries, each
 // handed to d.each.
-func (d *decoder) elements(n *node, dst reflect.Value, s slot, first bool) bool {
-	var items *node
+func (d *decoder) elements(m *memo, dst reflect.Value, s slot, first bool) bool {
+	var itemsNode *node
 	unique := false
-	if n != nil {
-		items, unique = n.items, n.unique
+	if n := m.n; n != nil {
+		itemsNode, unique = n.items, n.unique
 	}
+	items := d.memo(itemsNode)
 	var seen []string
 	length := 0
 	for ; ; first = false {

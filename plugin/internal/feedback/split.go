@@ -55,7 +55,7 @@ func newSplit(ra io.ReaderAt, size int64, arr *node, starts []int64, each func(p
 			defer close(seg.done)
 			d := newDecoder(io.NewSectionReader(ra, seg.start, size-seg.start), each)
 			d.off, d.split, d.part, d.next = seg.start, sp, j+1, j+1
-			if seg.ok = d.elements(arr, reflect.Value{}, slotEntry, false); seg.ok && seg.next < 0 {
+			if seg.ok = d.elements(d.memo(arr), reflect.Value{}, slotEntry, false); seg.ok && seg.next < 0 {
 				seg.end = d.offset()
 			}
 		})

@@ -68,6 +68,18 @@ func checkViewMatchesBind(t *testing.T, data []byte, runID string) {
 			t.Errorf("case %d: view entry %s, want %s", i, jsonOf(got), jsonOf(want))
 		}
 	}
+	// One Scratch for every case, forwards then backwards: nothing of an
+	// entry stays in it for the next.
+	var buf Scratch
+	for k, n := 0, viewRun.Len(); k < 2*n; k++ {
+		i := k
+		if k >= n {
+			i = 2*n - 1 - k
+		}
+		if got, want := v.EntryIn(i, &buf), v.Entry(i); !reflect.DeepEqual(got, want) {
+			t.Errorf("case %d: entry in a used Scratch %s, want %s", i, jsonOf(got), jsonOf(want))
+		}
+	}
 }
 
 func jsonOf(v any) string {
