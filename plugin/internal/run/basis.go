@@ -17,7 +17,8 @@ import (
 // Detail's, except that the Content of a sidecar is the file's raw bytes
 // (response.md keeps its role blocks), whole unless Truncated, when Path
 // has the rest. Task's slices may be shared with the other cases of the
-// same bundle: read them only.
+// same bundle: read them only. Task is Task's test definition: without
+// Graders and FileChanges, what the row recorded per grader.
 type Basis struct {
 	Case          *Case
 	Answer, Input Text
@@ -205,7 +206,7 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDe
 	}
 	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.task(read, defs, eval, named, c.TestID, m, &sc.sk)
+	b.Task = r.testDef(read, defs, eval, named, c.TestID, m, &sc.sk)
 	return b, nil
 }
 
