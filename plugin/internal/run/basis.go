@@ -80,7 +80,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			var sc scratch
+			sc := scratch{sk: skimmer{in: interner{}}}
 			for ch := range work {
 				for _, i := range ch.cases {
 					if failed.Load() {
@@ -154,6 +154,9 @@ func buffer(free chan []byte, n int64) []byte {
 	}
 	return make([]byte, n, max(n, basisChunk))
 }
+
+// maxKeys bounds the keys skimmer.members interns.
+const maxKeys = 1024
 
 // scratch is what a Bases worker reuses from row to row.
 type scratch struct {
@@ -276,7 +279,9 @@ func textMembers(row *rowFull) []textMember {
 // members as json.Unmarshal into a map[string]json.RawMessage does: the
 // last of repeated keys wins, invalid UTF-8 in a key becomes U+FFFD. The
 // values alias line. They are put in m, emptied first, or when m is nil
-// in a new map.
+// in a new map. With s.in set, the keys are interned there (the first
+// maxKeys), so the rows of a run, which share their keys, share their
+// strings.
 func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
 	if m == nil {
@@ -284,7 +289,13 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string
 	}
 	clear(m)
 	err := s.object(func(key []byte) error {
-		k := string(key)
+		k, ok := s.in[string(key)]
+		if !ok {
+			k = string(key)
+			if s.in != nil && len(s.in) < maxKeys {
+				s.in[k] = k
+			}
+		}
 		if !utf8.ValidString(k) {
 			// A raw key: no escapes or control characters to quote.
 			_ = json.Unmarshal([]byte(`"`+k+`"`), &k)

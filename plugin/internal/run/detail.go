@@ -680,8 +680,8 @@ func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int6
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
-	b, size, cut, prob := r.readSidecarWith(read, Sidecar{Field: field, Path: rel}, limit)
-	p, _ := r.within(rel)
+	p, in, ok := r.locate(rel)
+	b, size, cut, prob := r.readLocated(read, Sidecar{Field: field, Path: rel}, in, ok, limit)
 	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size, dir: r.Dir}
 	switch {
 	case prob == nil:

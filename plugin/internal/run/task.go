@@ -178,6 +178,12 @@ func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, trunca
 // readSidecarWith is readSidecar reading sc with read. A symlink leading
 // out of the run is refused by the read.
 func (r *Run) readSidecarWith(read reader, sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
+	_, rel, ok := r.locate(sc.Path)
+	return r.readLocated(read, sc, rel, ok, limit)
+}
+
+// readLocated is readSidecarWith for sc located (Run.locate) as rel, ok.
+func (r *Run) readLocated(read reader, sc Sidecar, rel string, ok bool, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
 	problem := func(kind string, err error) *FileProblem {
 		p := &FileProblem{Field: sc.Field, Path: r.rel(sc.Path), Problem: kind}
 		if err != nil {
@@ -185,7 +191,6 @@ func (r *Run) readSidecarWith(read reader, sc Sidecar, limit int64) (b []byte, s
 		}
 		return p
 	}
-	_, rel, ok := r.locate(sc.Path)
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
