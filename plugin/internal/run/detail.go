@@ -269,18 +269,24 @@ func normalize(m map[string]json.RawMessage) {
 	for ; groups != 0; groups &= groups - 1 {
 		names := rowSpellings[bits.TrailingZeros64(groups)]
 		var win json.RawMessage
+		first := false // win is m[names[0]] already
 		want := valueKind(names[0])
-		for _, name := range names {
+		for i, name := range names {
 			v, ok := m[name]
 			if !ok {
 				continue
 			}
 			if win == nil && jsonKind(v) == want {
-				win = v
+				win, first = v, i == 0
 			}
-			delete(m, name)
+			if i > 0 {
+				delete(m, name)
+			}
 		}
-		if win != nil {
+		switch {
+		case win == nil:
+			delete(m, names[0])
+		case !first:
 			m[names[0]] = win
 		}
 	}
