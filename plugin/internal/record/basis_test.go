@@ -80,8 +80,12 @@ func sameAsPerCase(t *testing.T, dir string) *run.Run {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("%s: case %d (%s): batch sees %+v, per case %+v", filepath.Base(dir), i, r.Ref(c), got[i], want[i])
 		}
-		if !reflect.DeepEqual(gotTasks[i], wantTasks[i]) {
-			t.Errorf("%s: case %d (%s): batch task %+v, per case %+v", filepath.Base(dir), i, r.Ref(c), gotTasks[i], wantTasks[i])
+		// A Basis holds the test definition, not what the row recorded per
+		// grader.
+		want := *wantTasks[i]
+		want.Graders, want.FileChanges = nil, ""
+		if !reflect.DeepEqual(*gotTasks[i], want) {
+			t.Errorf("%s: case %d (%s): batch task %+v, per case %+v", filepath.Base(dir), i, r.Ref(c), *gotTasks[i], want)
 		}
 	}
 	return r

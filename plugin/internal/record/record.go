@@ -50,7 +50,7 @@ func Fingerprint(r *run.Run, d *run.Detail, version int) (string, error) {
 // fingerprint is Fingerprint with the case's test definition already read
 // (version 2 only; nil: none).
 func fingerprint(d *run.Detail, task *run.Task, version int) (string, error) {
-	return fingerprintOf(shown{d.Case, d.Answer, d.Input, task, false}, version)
+	return fingerprintOf(shown{d.Case, d.Answer, d.Input, task, false}, Snapshot(d.Case).Graders, version)
 }
 
 // shown is what a fingerprint is taken of: a case's answer and input
@@ -63,7 +63,9 @@ type shown struct {
 	raw           bool
 }
 
-func fingerprintOf(sh shown, version int) (string, error) {
+// fingerprintOf is the fingerprint of sh with the grader results graders
+// (Snapshot's).
+func fingerprintOf(sh shown, graders []feedback.GraderResult, version int) (string, error) {
 	var closers []io.Closer
 	defer func() {
 		for _, c := range closers {
@@ -85,7 +87,6 @@ func fingerprintOf(sh shown, version int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	graders := Snapshot(sh.c).Graders
 	if version < 2 {
 		return feedback.Fingerprint(answer, graders)
 	}
@@ -162,11 +163,12 @@ func SeeBasis(b *run.Basis) (Seen, error) {
 }
 
 func see(sh shown) (Seen, error) {
-	fp, err := fingerprintOf(sh, feedback.FingerprintVersion)
+	auto := Snapshot(sh.c)
+	fp, err := fingerprintOf(sh, auto.Graders, feedback.FingerprintVersion)
 	if err != nil {
 		return Seen{}, fmt.Errorf("cannot read what case %s shows: %w", sh.c.TestID, err)
 	}
-	return Seen{Automated: Snapshot(sh.c), Fingerprint: fp}, nil
+	return Seen{Automated: auto, Fingerprint: fp}, nil
 }
 
 // Stamp completes an answer about a case into the entry to record: the

@@ -17,7 +17,8 @@ import (
 // Detail's, except that the Content of a sidecar is the file's raw bytes
 // (response.md keeps its role blocks), whole unless Truncated, when Path
 // has the rest. Task's slices may be shared with the other cases of the
-// same bundle: read them only.
+// same bundle: read them only. Task is Task's test definition: without
+// Graders and FileChanges, what the row recorded per grader.
 type Basis struct {
 	Case          *Case
 	Answer, Input Text
@@ -79,7 +80,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			var sc scratch
+			sc := scratch{sk: skimmer{in: interner{}}}
 			for ch := range work {
 				for _, i := range ch.cases {
 					if failed.Load() {
@@ -154,6 +155,9 @@ func buffer(free chan []byte, n int64) []byte {
 	return make([]byte, n, max(n, basisChunk))
 }
 
+// maxKeys bounds the keys skimmer.members interns.
+const maxKeys = 1024
+
 // scratch is what a Bases worker reuses from row to row.
 type scratch struct {
 	sk   skimmer
@@ -189,11 +193,10 @@ func (c *recent) get(rel string, read func() Text) Text {
 // basis reads the Basis of c from its row bytes line. Nothing it returns
 // aliases line.
 func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDefs) (*Basis, error) {
-	_, m, err := r.verify(c, line, &sc.sk, sc.m)
+	m, err := r.members(c, line, sc)
 	if err != nil {
 		return nil, err
 	}
-	sc.m = m
 	var row rowFull
 	if !textOf(m, &row) {
 		if err := r.decodeRow(c, m, textFields, &row); err != nil {
@@ -206,8 +209,27 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDe
 	}
 	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.task(read, defs, eval, named, c.TestID, m, &sc.sk)
+	b.Task = r.testDef(read, defs, eval, named, c.TestID, m, &sc.sk)
 	return b, nil
+}
+
+// members is verify for Bases: the members of c's row, read again as
+// line, normalised. A line whose bytes hash as those Read decoded
+// (RowLoc.Sum) is that row, which is only split; any other is checked by
+// verify, which tells what changed or accepts a row that keeps the
+// identity and outcome Read found.
+func (r *Run) members(c *Case, line []byte, sc *scratch) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	var err error
+	if rowSum(line) == c.Loc.Sum {
+		m, err = r.split(c, rowBytes(line, true), &sc.sk, sc.m)
+	} else {
+		_, m, err = r.verify(c, line, &sc.sk, sc.m)
+	}
+	if err == nil {
+		sc.m = m
+	}
+	return m, err
 }
 
 // textOf sets the textFields of row from the members m (normalised) as
@@ -257,7 +279,9 @@ func textMembers(row *rowFull) []textMember {
 // members as json.Unmarshal into a map[string]json.RawMessage does: the
 // last of repeated keys wins, invalid UTF-8 in a key becomes U+FFFD. The
 // values alias line. They are put in m, emptied first, or when m is nil
-// in a new map.
+// in a new map. With s.in set, the keys are interned there (the first
+// maxKeys), so the rows of a run, which share their keys, share their
+// strings.
 func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
 	if m == nil {
@@ -265,7 +289,13 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string
 	}
 	clear(m)
 	err := s.object(func(key []byte) error {
-		k := string(key)
+		k, ok := s.in[string(key)]
+		if !ok {
+			k = string(key)
+			if s.in != nil && len(s.in) < maxKeys {
+				s.in[k] = k
+			}
+		}
 		if !utf8.ValidString(k) {
 			// A raw key: no escapes or control characters to quote.
 			_ = json.Unmarshal([]byte(`"`+k+`"`), &k)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -111,4 +112,50 @@ func sameJSON(a, b json.RawMessage) bool {
 	}
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// normalizeByDeleting is how normalize renamed aliases before it kept a
+// winning first spelling in place: every spelling deleted, the winner
+// put back.
+func normalizeByDeleting(m map[string]json.RawMessage) {
+	for _, names := range rowSpellings {
+		var win json.RawMessage
+		want := valueKind(names[0])
+		for _, name := range names {
+			v, ok := m[name]
+			if !ok {
+				continue
+			}
+			if win == nil && jsonKind(v) == want {
+				win = v
+			}
+			delete(m, name)
+		}
+		if win != nil {
+			m[names[0]] = win
+		}
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, s := range textSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"test_id":1,"testId":"b","eval_id":"c","suite":"s","dataset":null,"duration_ms":"x","durationMs":3,"token_usage":{}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var sk skimmer
+		if !json.Valid(line) {
+			return
+		}
+		got, err := sk.members(line, nil)
+		if err != nil {
+			return
+		}
+		want := maps.Clone(got)
+		normalize(got)
+		normalizeByDeleting(want)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: normalize gives %q, want %q", line, got, want)
+		}
+	})
 }

@@ -196,12 +196,19 @@ func (r *Run) verify(c *Case, line []byte, sk *skimmer, m map[string]json.RawMes
 	case got != want:
 		return nil, nil, r.changed(c, fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
 	}
+	m, err := r.split(c, line, sk, m)
+	return w, m, err
+}
+
+// split splits the row bytes of c, which Read or checkRow accepted, into
+// their members, normalised (see skimmer.members: they are put in m).
+func (r *Run) split(c *Case, line []byte, sk *skimmer, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	m, err := sk.members(line, m)
-	if err != nil { // checkRow has read the same bytes
-		return nil, nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
+	if err != nil { // already decoded once
+		return nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}
 	normalize(m)
-	return w, m, nil
+	return m, nil
 }
 
 // decodeRow decodes the members of m that encoding/json matches to the
@@ -262,18 +269,24 @@ func normalize(m map[string]json.RawMessage) {
 	for ; groups != 0; groups &= groups - 1 {
 		names := rowSpellings[bits.TrailingZeros64(groups)]
 		var win json.RawMessage
+		first := false // win is m[names[0]] already
 		want := valueKind(names[0])
-		for _, name := range names {
+		for i, name := range names {
 			v, ok := m[name]
 			if !ok {
 				continue
 			}
 			if win == nil && jsonKind(v) == want {
-				win = v
+				win, first = v, i == 0
 			}
-			delete(m, name)
+			if i > 0 {
+				delete(m, name)
+			}
 		}
-		if win != nil {
+		switch {
+		case win == nil:
+			delete(m, names[0])
+		case !first:
 			m[names[0]] = win
 		}
 	}
@@ -673,8 +686,8 @@ func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int6
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
-	b, size, cut, prob := r.readSidecarWith(read, Sidecar{Field: field, Path: rel}, limit)
-	p, _ := r.within(rel)
+	p, in, ok := r.locate(rel)
+	b, size, cut, prob := r.readLocated(read, Sidecar{Field: field, Path: rel}, in, ok, limit)
 	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size, dir: r.Dir}
 	switch {
 	case prob == nil:

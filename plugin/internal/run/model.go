@@ -7,6 +7,8 @@
 // loaded on demand by Run.Detail, so listing 100k cases never reads 100k answers.
 package run
 
+import "hash/maphash"
+
 // Outcome is AgentV's verdict on a row: execution_status ok → passed,
 // quality_failure → failed, execution_error → errored; rows without
 // execution_status pass when score >= PassThreshold.
@@ -119,12 +121,21 @@ type SampleSummary struct {
 	Path  string   `json:"path,omitempty"`  // sample_path / run_path relative to the result dir, "" when none
 }
 
-// RowLoc locates a row's bytes in the manifest (16 bytes: one per case).
+// RowLoc locates a row's bytes in the manifest (24 bytes: one per case).
 type RowLoc struct {
 	Offset int64 `json:"offset,omitempty"` // byte offset of the line start
 	Length int32 `json:"length,omitempty"` // byte length of the line, without the newline
 	Line   int32 `json:"line,omitempty"`   // 1-based line number
+	// Sum is rowSum of the line's bytes: Bases tells by it that a row it
+	// reads again is the one Read decoded, without decoding it again.
+	Sum uint64 `json:"-"`
 }
+
+// rowSum hashes a manifest line for RowLoc.Sum, with one seed for the
+// process (so the Cases of two Reads of a file are equal).
+func rowSum(line []byte) uint64 { return maphash.Bytes(rowSeed, line) }
+
+var rowSeed = maphash.MakeSeed()
 
 // Detail is everything known about one case, loaded on demand.
 type Detail struct {

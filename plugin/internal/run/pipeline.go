@@ -195,7 +195,7 @@ func (b *block) parse(sk *skimmer, a *arena) {
 			return
 		}
 		if row.c != nil {
-			row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines)}
+			row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines), Sum: rowSum(raw)}
 		}
 		row.line = int32(b.lines)
 		b.rows = append(b.rows, row)

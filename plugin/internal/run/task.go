@@ -120,15 +120,33 @@ func (r *Run) Task(d *Detail) (*Task, error) {
 // named, its files read by read, its definition kept in defs (nil: none);
 // sk decodes scores[].
 func (r *Run) task(read reader, defs *evalDefs, sc Sidecar, named bool, testID string, m map[string]json.RawMessage, sk *skimmer) *Task {
+	t := r.bundle(read, defs, sc, named, testID)
+	scores := decodeScores(m["scores"], sk) // a mistyped scores[] is Detail's to report
+	t.Graders = records(scores)
+	t.fromPrompts(scores, sk, true)
+	return t
+}
+
+// testDef is task without what the row recorded per grader (Graders,
+// FileChanges): the test definition a verdict rests on. The grader
+// prompts are read only when the bundle lacks the criteria or the
+// expected output.
+func (r *Run) testDef(read reader, defs *evalDefs, sc Sidecar, named bool, testID string, m map[string]json.RawMessage, sk *skimmer) *Task {
+	t := r.bundle(read, defs, sc, named, testID)
+	if t.Criteria == "" || t.Expected == "" {
+		t.fromPrompts(decodeScores(m["scores"], sk), sk, false)
+	}
+	return t
+}
+
+// bundle is the part of a Task read from the EVAL.yaml sc (see task).
+func (r *Run) bundle(read reader, defs *evalDefs, sc Sidecar, named bool, testID string) *Task {
 	t := &Task{}
 	// eval_path names the bundle's EVAL.yaml in 4.42.4 and v5; older rows
 	// name the source eval file, which the run does not keep.
 	if named && filepath.Base(sc.Path) == "EVAL.yaml" {
 		*t = defs.get(evalKey{sc.Path, testID}, func() Task { return r.evalTask(read, sc, testID) })
 	}
-	scores := decodeScores(m["scores"], sk) // a mistyped scores[] is Detail's to report
-	t.Graders = records(scores)
-	t.fromPrompts(scores, sk)
 	return t
 }
 
@@ -160,6 +178,12 @@ func (r *Run) readSidecar(sc Sidecar, limit int64) (b []byte, size int64, trunca
 // readSidecarWith is readSidecar reading sc with read. A symlink leading
 // out of the run is refused by the read.
 func (r *Run) readSidecarWith(read reader, sc Sidecar, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
+	_, rel, ok := r.locate(sc.Path)
+	return r.readLocated(read, sc, rel, ok, limit)
+}
+
+// readLocated is readSidecarWith for sc located (Run.locate) as rel, ok.
+func (r *Run) readLocated(read reader, sc Sidecar, rel string, ok bool, limit int64) (b []byte, size int64, truncated bool, prob *FileProblem) {
 	problem := func(kind string, err error) *FileProblem {
 		p := &FileProblem{Field: sc.Field, Path: r.rel(sc.Path), Problem: kind}
 		if err != nil {
@@ -167,7 +191,6 @@ func (r *Run) readSidecarWith(read reader, sc Sidecar, limit int64) (b []byte, s
 		}
 		return p
 	}
-	_, rel, ok := r.locate(sc.Path)
 	if !ok {
 		return nil, 0, false, problem(ProblemOutside, nil)
 	}
@@ -404,36 +427,44 @@ func records(scores []scoreRecord) []GraderRecord {
 }
 
 // fromPrompts fills what the bundle lacked from the llm-grader prompts'
-// "[[ ## name ## ]]" sections: criteria, reference_answer, file_changes.
-func (t *Task) fromPrompts(scores []scoreRecord, sk *skimmer) {
+// "[[ ## name ## ]]" sections: criteria, reference_answer and, with
+// changes, file_changes.
+func (t *Task) fromPrompts(scores []scoreRecord, sk *skimmer, changes bool) {
 	for _, s := range scores {
+		if t.Criteria != "" && t.Expected != "" && (t.FileChanges != "" || !changes) {
+			return // nothing more to fill
+		}
 		p := sk.userPrompt(s.Input)
 		if !strings.Contains(p, "[[ ## ") {
-			t.fromPrompts(s.Scores, sk)
+			t.fromPrompts(s.Scores, sk, changes)
 			continue
 		}
-		sec := promptSections(p)
 		if t.Criteria == "" {
-			t.Criteria = sec["criteria"]
+			t.Criteria = promptSection(p, "criteria")
 		}
 		if t.Expected == "" {
-			t.Expected = sec["reference_answer"]
+			t.Expected = promptSection(p, "reference_answer")
 		}
-		if t.FileChanges == "" {
-			t.FileChanges = sec["file_changes"]
+		if t.FileChanges == "" && changes {
+			t.FileChanges = promptSection(p, "file_changes")
 		}
 	}
 }
 
-// promptSections splits a grader prompt into its "[[ ## name ## ]]"
-// sections, each trimmed.
-func promptSections(p string) map[string]string {
-	out := map[string]string{}
-	for _, part := range strings.Split(p, "[[ ## ")[1:] {
-		name, body, ok := strings.Cut(part, " ## ]]")
-		if ok {
-			out[name] = strings.TrimSpace(body)
+// promptSection is the last "[[ ## name ## ]]" section of a grader
+// prompt, trimmed: the text up to the next "[[ ## " ("" when none).
+func promptSection(p, name string) string {
+	const open = "[[ ## "
+	found := ""
+	for i := strings.Index(p, open); i >= 0; {
+		p = p[i+len(open):]
+		part := p
+		if i = strings.Index(p, open); i >= 0 {
+			part = p[:i]
+		}
+		if n, body, ok := strings.Cut(part, " ## ]]"); ok && n == name {
+			found = strings.TrimSpace(body)
 		}
 	}
-	return out
+	return found
 }

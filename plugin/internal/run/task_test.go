@@ -149,3 +149,51 @@ func TestProblemMissingAnswer(t *testing.T) {
 		t.Fatalf("input was read, yet %+v", p)
 	}
 }
+
+// sectionsByMap is how the grader prompts' sections were read before
+// promptSection: every section into a map, the last of a name winning.
+func sectionsByMap(p string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(p, "[[ ## ")[1:] {
+		name, body, ok := strings.Cut(part, " ## ]]")
+		if ok {
+			out[name] = strings.TrimSpace(body)
+		}
+	}
+	return out
+}
+
+var promptSeeds = []string{
+	"", "no sections", "[[ ## criteria ## ]]\nbe right\n\n[[ ## reference_answer ## ]]\n42\n",
+	"[[ ## criteria ## ]] a [[ ## criteria ## ]] b", "[[ ## criteria ## ]", "[[ ## [[ ## criteria ## ]]x",
+	"[[ ## criteria ## ]] ## ]] y", "pre [[ ## file_changes ## ]]\n--- a\n+++ b\n[[ ## ",
+}
+
+func FuzzPromptSection(f *testing.F) {
+	for _, s := range promptSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) { checkPromptSection(t, p) })
+}
+
+func TestPromptSection(t *testing.T) {
+	for _, p := range promptSeeds {
+		checkPromptSection(t, p)
+	}
+}
+
+// checkPromptSection: promptSection finds every section the map does.
+func checkPromptSection(t *testing.T, p string) {
+	t.Helper()
+	want := sectionsByMap(p)
+	for _, name := range []string{"criteria", "reference_answer", "file_changes", "", "x"} {
+		if got := promptSection(p, name); got != want[name] {
+			t.Errorf("%q: section %q = %q, want %q", p, name, got, want[name])
+		}
+	}
+	for name, body := range want {
+		if got := promptSection(p, name); got != body {
+			t.Errorf("%q: section %q = %q, want %q", p, name, got, body)
+		}
+	}
+}
