@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/xeipuuv/gojsonschema"
 
@@ -160,8 +161,13 @@ func validate(data []byte, valid func() bool) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+	sortProblems(problems)
 	return problems, nil
+}
+
+// sortProblems sorts problems by path, keeping the order of each path's.
+func sortProblems(problems []Problem) {
+	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
 }
 
 // validateWith validates data with s, prefixing each problem's path with
@@ -204,32 +210,78 @@ var errNotJSON = errors.New("not JSON")
 // validateEntries validates each per_case entry with the entry schema, the
 // entries split between the cores, and checks for duplicates.
 func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Problem, error) {
-	workers := min(runtime.GOMAXPROCS(0), max(len(entries), 1))
-	found := make([][]Problem, workers)
+	r := newEntryResults(s, len(entries))
+	err := inBlocks(len(entries), func(t *treeReader, block, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			doc, ok := t.read(entries[i])
+			if !ok {
+				return errNotJSON
+			}
+			if err := r.check(block, i, doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.problems(), nil
+}
+
+// entryBlock is how many entries a core takes at a time.
+const entryBlock = 256
+
+func blockCount(n int) int { return (n + entryBlock - 1) / entryBlock }
+
+// inBlocks calls fn for the consecutive blocks of [0, n), numbered from
+// 0, on every core, each core with its own treeReader. It stops at the
+// first error.
+func inBlocks(n int, fn func(t *treeReader, block, lo, hi int) error) error {
+	blocks := blockCount(n)
+	workers := min(runtime.GOMAXPROCS(0), max(blocks, 1))
 	errs := make([]error, workers)
-	keys := make([]caseid.ID, len(entries))
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			var t treeReader
-			for i := w; i < len(entries) && errs[w] == nil; i += workers {
-				doc, ok := t.read(entries[i])
-				if !ok {
-					errs[w] = errNotJSON
-					break
+			for errs[w] == nil {
+				b := int(next.Add(1)) - 1
+				if b >= blocks {
+					return
 				}
-				keys[i] = entryKey(doc)
-				var ps []Problem
-				ps, errs[w] = validateLoaded(s, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
-				found[w] = append(found[w], ps...)
+				errs[w] = fn(&t, b, b*entryBlock, min(n, (b+1)*entryBlock))
 			}
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return append(slices.Concat(found...), duplicates(keys)...), nil
+	return errors.Join(errs...)
+}
+
+// entryResults gathers the results of validating entries block by block:
+// their problems in entry order and their identities for duplicates.
+type entryResults struct {
+	schema *gojsonschema.Schema
+	keys   []caseid.ID
+	found  [][]Problem // by block
+}
+
+func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
+	return &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
+}
+
+// check validates entry i of block, decoded as doc.
+func (r *entryResults) check(block, i int, doc any) error {
+	r.keys[i] = entryKey(doc)
+	ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
+	r.found[block] = append(r.found[block], ps...)
+	return err
+}
+
+// problems are the entries' problems, then their duplicates.
+func (r *entryResults) problems() []Problem {
+	return append(slices.Concat(r.found...), duplicates(r.keys)...)
 }
 
 // entriesOf is the per_case entries of data, nil when there are none.
