@@ -27,6 +27,7 @@ type treeReader struct {
 	i                int
 	bad              bool
 	keys, strs, nums map[string]any // keys and strings as string, numbers as json.Number
+	members          []treeItem     // of the objects being read, innermost last
 }
 
 // shareLimit caps the values a treeReader shares.
@@ -86,10 +87,10 @@ func (t *treeReader) value(depth int) any {
 	switch c := t.b[t.i]; c {
 	case '{':
 		t.i++
-		m := map[string]any{}
 		if t.next('}') {
-			return m
+			return map[string]any{}
 		}
+		start := len(t.members) // the members are gathered to size the map
 		for !t.bad {
 			t.space()
 			k, _ := t.str(&t.keys).(string)
@@ -97,12 +98,20 @@ func (t *treeReader) value(depth int) any {
 				t.bad = true
 				break
 			}
-			m[k] = t.value(depth + 1) // the last of a repeated key counts
+			v := t.value(depth + 1)
+			t.members = append(t.members, treeItem{k, v})
 			if !t.next(',') {
 				t.bad = !t.next('}')
 				break
 			}
 		}
+		members := t.members[start:]
+		m := make(map[string]any, len(members))
+		for _, it := range members {
+			m[it.key] = it.v // the last of a repeated key counts
+		}
+		clear(members)
+		t.members = t.members[:start]
 		return m
 	case '[':
 		t.i++
