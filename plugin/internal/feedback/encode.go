@@ -485,7 +485,7 @@ func (s *treeSink) number(b []byte) {
 }
 
 func (s *treeSink) raw(v json.RawMessage) {
-	doc, _ := s.t.read(v) // the encoder reports a value that is not JSON
+	doc, _ := s.t.read(v, 0) // the encoder reports a value that is not JSON
 	s.put(doc)
 }
 
