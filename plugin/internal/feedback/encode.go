@@ -40,22 +40,19 @@ func emitFile(w sink, f *File, cases func()) {
 	member(w, "reviewer", f.Reviewer)
 	member(w, "timestamp", f.Timestamp)
 	optional(w, "overall_notes", f.OverallNotes)
-	w.key("per_case", false)
-	w.array()
+	arrayAt(w, "per_case")
 	cases()
 	w.end()
 	optional(w, "schema_version", f.SchemaVersion)
 	if t := f.Tool; t != nil {
-		w.key("tool", false)
-		w.object()
+		objectAt(w, "tool")
 		member(w, "name", t.Name)
 		optional(w, "version", t.Version)
 		extra(w, t.Extra, toolKeys)
 	}
 	optional(w, "reviewer_kind", f.ReviewerKind)
 	if s := f.Scope; s != nil {
-		w.key("scope", false)
-		w.object()
+		objectAt(w, "scope")
 		member(w, "mode", s.Mode)
 		optional(w, "filter", s.Filter)
 		if s.Seed != nil {
@@ -68,14 +65,12 @@ func emitFile(w sink, f *File, cases func()) {
 	optional(w, "run_path", f.RunPath)
 	optional(w, "previous", f.Previous)
 	if s := f.Summary; s != nil {
-		w.key("summary", false)
-		w.object()
+		objectAt(w, "summary")
 		count(w, "cases", s.Cases)
 		count(w, "reviewed", s.Reviewed)
 		count(w, "skipped", s.Skipped)
 		if len(s.Verdicts) > 0 {
-			w.key("verdicts", false)
-			w.object()
+			objectAt(w, "verdicts")
 			for _, k := range slices.Sorted(maps.Keys(s.Verdicts)) {
 				count(w, k, s.Verdicts[k])
 			}
@@ -93,8 +88,7 @@ func emitCase(w sink, c *Case) {
 	member(w, "verdict", c.Verdict)
 	optional(w, "notes", c.Notes)
 	if len(c.EvaluatorOverrides) > 0 {
-		w.key("evaluator_overrides", false)
-		w.object()
+		objectAt(w, "evaluator_overrides")
 		for _, k := range slices.Sorted(maps.Keys(c.EvaluatorOverrides)) {
 			member(w, k, c.EvaluatorOverrides[k])
 		}
@@ -106,8 +100,7 @@ func emitCase(w sink, c *Case) {
 	optional(w, "suite", c.Suite)
 	optional(w, "eval_path", c.EvalPath)
 	if len(c.Signals) > 0 {
-		w.key("signals", false)
-		w.array()
+		arrayAt(w, "signals")
 		for _, s := range c.Signals {
 			w.str(s)
 		}
@@ -117,8 +110,7 @@ func emitCase(w sink, c *Case) {
 	optional(w, "reviewer", c.Reviewer)
 	optional(w, "reviewer_kind", c.ReviewerKind)
 	if a := c.Automated; a != nil {
-		w.key("automated", false)
-		w.object()
+		objectAt(w, "automated")
 		if a.Score != nil {
 			w.key("score", false)
 			w.float(*a.Score)
@@ -126,8 +118,7 @@ func emitCase(w sink, c *Case) {
 		optional(w, "outcome", a.Outcome)
 		optional(w, "execution_status", a.ExecutionStatus)
 		if len(a.Graders) > 0 {
-			w.key("graders", false)
-			w.array()
+			arrayAt(w, "graders")
 			for _, g := range a.Graders {
 				w.object()
 				member(w, "key", g.Key)
@@ -153,16 +144,14 @@ func emitCase(w sink, c *Case) {
 	optional(w, "fingerprint", c.Fingerprint)
 	optionalInt(w, "fingerprint_version", c.FingerprintV)
 	if cf := c.CarriedFrom; cf != nil {
-		w.key("carried_from", false)
-		w.object()
+		objectAt(w, "carried_from")
 		member(w, "run_id", cf.RunID)
 		optional(w, "reviewed_at", cf.ReviewedAt)
 		optional(w, "reviewer", cf.Reviewer)
 		extra(w, cf.Extra, carriedKeys)
 	}
 	if fe := c.FlakyEvidence; fe != nil {
-		w.key("flaky_evidence", false)
-		w.object()
+		objectAt(w, "flaky_evidence")
 		optional(w, "samples", fe.Samples)
 		optional(w, "runs", fe.Runs)
 		extra(w, fe.Extra, flakyKeys)
@@ -185,6 +174,10 @@ var (
 	carriedKeys   = keysOf[CarriedFrom]()
 	flakyKeys     = keysOf[FlakyEvidence]()
 )
+
+// objectAt and arrayAt start a member whose value is an object or an array.
+func objectAt(w sink, k string) { w.key(k, false); w.object() }
+func arrayAt(w sink, k string)  { w.key(k, false); w.array() }
 
 func member(w sink, k, v string) {
 	w.key(k, false)
