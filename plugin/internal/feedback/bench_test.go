@@ -65,6 +65,22 @@ func BenchmarkValidate100k(b *testing.B) {
 	}
 }
 
+// BenchmarkEncode100k is the write of apply: encoding and validating
+// 100k entries.
+func BenchmarkEncode100k(b *testing.B) {
+	f, err := Load(bench100k(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if _, err := Encode(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // reportCPU reports the CPU time (user and system, all threads) per
 // operation of the loop it is deferred around, as cpu-ms/op: on a shared
 // machine it varies less than the wall time.

@@ -11,13 +11,12 @@ const maxDepth = 10000
 
 // tree decodes one JSON value as encoding/json decodes it into an any with
 // UseNumber (maps, slices, strings, json.Number, bools, nil), the form
-// gojsonschema validates: a decoder of that form spends half of Validate's
-// time checking the syntax again, which Validate checks once for the whole
-// document (json.Valid). On input that is not valid JSON it never panics
-// and reports ok false or some value; Validate then discards it.
+// gojsonschema validates. ok is json.Valid(raw): Validate checks the
+// syntax of a document's entries as it reads them. On input that is not
+// JSON it never panics.
 func tree(raw []byte) (v any, ok bool) {
 	var t treeReader
-	return t.read(raw)
+	return t.read(raw, 0)
 }
 
 // treeReader reads one value after another, sharing the keys, short
@@ -27,14 +26,16 @@ type treeReader struct {
 	i                int
 	bad              bool
 	keys, strs, nums map[string]any // keys and strings as string, numbers as json.Number
+	members          []treeItem     // of the objects being read, innermost last
 }
 
 // shareLimit caps the values a treeReader shares.
 const shareLimit = 4096
 
-func (t *treeReader) read(raw []byte) (v any, ok bool) {
+// read reads raw, a value inside depth objects and arrays.
+func (t *treeReader) read(raw []byte, depth int) (v any, ok bool) {
 	t.b, t.i, t.bad = raw, 0, false
-	v = t.value(0)
+	v = t.value(depth)
 	t.space()
 	return v, !t.bad && t.i == len(t.b)
 }
@@ -79,17 +80,17 @@ func (t *treeReader) next(c byte) bool {
 
 func (t *treeReader) value(depth int) any {
 	t.space()
-	if t.i >= len(t.b) || depth > maxDepth {
+	if t.i >= len(t.b) || depth >= maxDepth && (t.b[t.i] == '{' || t.b[t.i] == '[') {
 		t.bad = true
 		return nil
 	}
 	switch c := t.b[t.i]; c {
 	case '{':
 		t.i++
-		m := map[string]any{}
 		if t.next('}') {
-			return m
+			return map[string]any{}
 		}
+		start := len(t.members) // the members are gathered to size the map
 		for !t.bad {
 			t.space()
 			k, _ := t.str(&t.keys).(string)
@@ -97,12 +98,20 @@ func (t *treeReader) value(depth int) any {
 				t.bad = true
 				break
 			}
-			m[k] = t.value(depth + 1) // the last of a repeated key counts
+			v := t.value(depth + 1)
+			t.members = append(t.members, treeItem{k, v})
 			if !t.next(',') {
-				t.bad = !t.next('}')
+				t.bad = t.bad || !t.next('}')
 				break
 			}
 		}
+		members := t.members[start:]
+		m := make(map[string]any, len(members))
+		for _, it := range members {
+			m[it.key] = it.v // the last of a repeated key counts
+		}
+		clear(members)
+		t.members = t.members[:start]
 		return m
 	case '[':
 		t.i++
@@ -113,7 +122,7 @@ func (t *treeReader) value(depth int) any {
 		for !t.bad {
 			a = append(a, t.value(depth+1))
 			if !t.next(',') {
-				t.bad = !t.next(']')
+				t.bad = t.bad || !t.next(']')
 				break
 			}
 		}
@@ -134,21 +143,48 @@ func (t *treeReader) value(depth int) any {
 		return v
 	}
 	start := t.i
-	for t.i < len(t.b) {
-		c := t.b[t.i]
-		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-			break
-		}
-		t.i++
-	}
-	if t.i == start {
-		t.bad = true
-	}
+	t.number()
 	return share(&t.nums, t.b[start:t.i], asNumber)
 }
 
+// number reads a number as JSON spells it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (t *treeReader) number() {
+	t.skip('-')
+	if !t.skip('0') && t.digits() == 0 {
+		t.bad = true
+	}
+	if t.skip('.') && t.digits() == 0 {
+		t.bad = true
+	}
+	if t.skip('e') || t.skip('E') {
+		_ = t.skip('+') || t.skip('-')
+		if t.digits() == 0 {
+			t.bad = true
+		}
+	}
+}
+
+// skip consumes c, reporting whether it was next (without spaces first).
+func (t *treeReader) skip(c byte) bool {
+	if t.i < len(t.b) && t.b[t.i] == c {
+		t.i++
+		return true
+	}
+	return false
+}
+
+// digits consumes decimal digits and counts them.
+func (t *treeReader) digits() int {
+	start := t.i
+	for t.i < len(t.b) && t.b[t.i] >= '0' && t.b[t.i] <= '9' {
+		t.i++
+	}
+	return t.i - start
+}
+
 // str reads a string: an ASCII one without escapes as it is (shared in
-// m), any other as encoding/json does (escapes, U+FFFD for invalid UTF-8).
+// m), any other as encoding/json does (escapes, U+FFFD for invalid UTF-8),
+// which also checks its escapes.
 func (t *treeReader) str(m *map[string]any) any {
 	if t.i >= len(t.b) || t.b[t.i] != '"' {
 		t.bad = true
@@ -161,6 +197,8 @@ func (t *treeReader) str(m *map[string]any) any {
 			t.i++
 		} else if c >= utf8.RuneSelf {
 			plain = false
+		} else if c < ' ' {
+			t.bad = true // a control character must be escaped
 		}
 	}
 	if t.i >= len(t.b) {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/xeipuuv/gojsonschema"
 
@@ -102,15 +103,14 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 // problem, sorted by path; none means valid. The error is non-nil only
 // when data is not JSON (a *SyntaxError) or the embedded schema is broken.
 func Validate(data []byte) ([]Problem, error) {
-	return validate(data, checkSyntax(data))
+	return validate(data, syntaxOf(data))
 }
 
 // Check tells which kind of feedback file data is (see Detect) and, when
-// it is a review, validates it (see Validate): the syntax of data is
-// checked once, on another core while the kind is told and the document
-// validated.
+// it is a review, validates it (see Validate), checking the syntax of data
+// once.
 func Check(data []byte) (Kind, []Problem, error) {
-	valid := checkSyntax(data)
+	valid := syntaxOf(data)
 	if k := detect(data); k != KindReview && valid() {
 		return k, nil, nil
 	}
@@ -118,17 +118,14 @@ func Check(data []byte) (Kind, []Problem, error) {
 	return KindReview, problems, err
 }
 
-// checkSyntax starts checking that data is JSON; the function it returns
-// waits for the answer.
-func checkSyntax(data []byte) func() bool {
-	done := make(chan bool, 1)
-	go func() { done <- json.Valid(data) }()
-	return sync.OnceValue(func() bool { return <-done })
+// syntaxOf tells, when called, whether data is JSON.
+func syntaxOf(data []byte) func() bool {
+	return sync.OnceValue(func() bool { return json.Valid(data) })
 }
 
-// validate is Validate with the syntax check valid, which it waits for
-// before it trusts a result: the document is split and its entries
-// validated meanwhile, as though it were JSON.
+// validate is Validate with the syntax check valid, called only when data
+// cannot be split into its entries: a split document's syntax is checked
+// piece by piece, the entries as they are read on every core.
 func validate(data []byte, valid func() bool) ([]Problem, error) {
 	ss, err := compiledSchemas()
 	if err != nil {
@@ -138,7 +135,13 @@ func validate(data []byte, valid func() bool) ([]Problem, error) {
 	if top, entries, ok := splitEntries(data); ok && ss.entry != nil {
 		// Entry by entry on every core, and the rest with per_case
 		// empty: the same problems as the whole, in a fraction of the time.
-		if problems, err = validateWith(ss.whole, top, ""); err == nil {
+		// data is JSON when both are (the entries' separators are checked
+		// by the split).
+		topValid := json.Valid(top)
+		valid = func() bool { return topValid && !errors.Is(err, errNotJSON) }
+		if !topValid {
+			err = errNotJSON
+		} else if problems, err = validateWith(ss.whole, top, ""); err == nil {
 			var more []Problem
 			more, err = validateEntries(ss.entry, entries)
 			problems = append(problems, more...)
@@ -160,8 +163,13 @@ func validate(data []byte, valid func() bool) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+	sortProblems(problems)
 	return problems, nil
+}
+
+// sortProblems sorts problems by path, keeping the order of each path's.
+func sortProblems(problems []Problem) {
+	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
 }
 
 // validateWith validates data with s, prefixing each problem's path with
@@ -204,32 +212,78 @@ var errNotJSON = errors.New("not JSON")
 // validateEntries validates each per_case entry with the entry schema, the
 // entries split between the cores, and checks for duplicates.
 func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Problem, error) {
-	workers := min(runtime.GOMAXPROCS(0), max(len(entries), 1))
-	found := make([][]Problem, workers)
+	r := newEntryResults(s, len(entries))
+	err := inBlocks(len(entries), func(t *treeReader, block, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			doc, ok := t.read(entries[i], 2) // in the document and per_case
+			if !ok {
+				return errNotJSON
+			}
+			if err := r.check(block, i, doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.problems(), nil
+}
+
+// entryBlock is how many entries a core takes at a time.
+const entryBlock = 256
+
+func blockCount(n int) int { return (n + entryBlock - 1) / entryBlock }
+
+// inBlocks calls fn for the consecutive blocks of [0, n), numbered from
+// 0, on every core, each core with its own treeReader. It stops at the
+// first error.
+func inBlocks(n int, fn func(t *treeReader, block, lo, hi int) error) error {
+	blocks := blockCount(n)
+	workers := min(runtime.GOMAXPROCS(0), max(blocks, 1))
 	errs := make([]error, workers)
-	keys := make([]caseid.ID, len(entries))
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			var t treeReader
-			for i := w; i < len(entries) && errs[w] == nil; i += workers {
-				doc, ok := t.read(entries[i])
-				if !ok {
-					errs[w] = errNotJSON
-					break
+			for errs[w] == nil {
+				b := int(next.Add(1)) - 1
+				if b >= blocks {
+					return
 				}
-				keys[i] = entryKey(doc)
-				var ps []Problem
-				ps, errs[w] = validateLoaded(s, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
-				found[w] = append(found[w], ps...)
+				errs[w] = fn(&t, b, b*entryBlock, min(n, (b+1)*entryBlock))
 			}
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return append(slices.Concat(found...), duplicates(keys)...), nil
+	return errors.Join(errs...)
+}
+
+// entryResults gathers the results of validating entries block by block:
+// their problems in entry order and their identities for duplicates.
+type entryResults struct {
+	schema *gojsonschema.Schema
+	keys   []caseid.ID
+	found  [][]Problem // by block
+}
+
+func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
+	return &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
+}
+
+// check validates entry i of block, decoded as doc.
+func (r *entryResults) check(block, i int, doc any) error {
+	r.keys[i] = entryKey(doc)
+	ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
+	r.found[block] = append(r.found[block], ps...)
+	return err
+}
+
+// problems are the entries' problems, then their duplicates.
+func (r *entryResults) problems() []Problem {
+	return append(slices.Concat(r.found...), duplicates(r.keys)...)
 }
 
 // entriesOf is the per_case entries of data, nil when there are none.
@@ -243,9 +297,12 @@ func entriesOf(data []byte) []json.RawMessage {
 // reads per_case as encoding/json and gojsonschema do: the last member of
 // that exact name (escapes decoded) wins. ok is false when data is not an
 // object or its per_case is not an array. On data that is not JSON it
-// returns in time, without panicking.
+// returns in time, without panicking, and data is JSON if and only if top
+// and each entry are (ok is false when per_case's brackets and commas are
+// not JSON's).
 func splitEntries(data []byte) (top []byte, entries []json.RawMessage, ok bool) {
 	start, end := -1, -1 // per_case's value
+	separated := true
 	if !eachMember(data, func(key []byte, vs int) int {
 		if !isKey(key, "per_case") {
 			return skipValue(data, vs)
@@ -255,7 +312,8 @@ func splitEntries(data []byte) (top []byte, entries []json.RawMessage, ok bool) 
 			end = skipValue(data, vs)
 			return end
 		}
-		// The entries are found as the array is read.
+		// The entries are found as the array is read, and the commas
+		// between them checked.
 		i := skipSpace(data, vs+1)
 		for i < len(data) && data[i] != ']' {
 			e := skipValue(data, i)
@@ -265,12 +323,16 @@ func splitEntries(data []byte) (top []byte, entries []json.RawMessage, ok bool) 
 			}
 			entries = append(entries, data[i:e])
 			if i = skipSpace(data, e); i < len(data) && data[i] == ',' {
-				i = skipSpace(data, i+1)
+				if i = skipSpace(data, i+1); i < len(data) && data[i] == ']' {
+					separated = false // a trailing comma
+				}
+			} else if i < len(data) && data[i] != ']' {
+				separated = false // no comma
 			}
 		}
 		end = min(i+1, len(data))
 		return end
-	}) || start < 0 || start >= len(data) || data[start] != '[' {
+	}) || !separated || start < 0 || start >= len(data) || data[start] != '[' {
 		return nil, nil, false
 	}
 	top = slices.Concat(data[:start], []byte("[]"), data[end:])

@@ -1,15 +1,18 @@
 package feedback
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/xeipuuv/gojsonschema"
 
 	"agentv-review/plugin/internal/atomicfile"
 	"agentv-review/plugin/internal/clierr"
@@ -51,23 +54,94 @@ func PathsFor(runPath, out string) Paths {
 }
 
 // Encode returns f as written to disk (2-space indent, trailing newline,
-// HTML characters unescaped) after checking it against the schema.
+// HTML characters unescaped) after checking it against the schema. The
+// bytes are those encoding/json writes for f through the MarshalJSON
+// methods (TestEncodeIsEncodingJSON); the entries are encoded and
+// validated on every core, each validated as the tree its JSON decodes
+// to, without decoding it (the problems are Validate's).
 func Encode(f *File) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
-		return nil, err
-	}
-	problems, err := Validate(b.Bytes())
+	data, problems, err := encodeChecked(f)
 	if err != nil {
 		return nil, err
 	}
 	if len(problems) > 0 {
 		return nil, errors.New("invalid feedback: " + summarise(problems))
 	}
-	return b.Bytes(), nil
+	return data, nil
+}
+
+// encodeChecked is f encoded and Validate's problems with it.
+func encodeChecked(f *File) ([]byte, []Problem, error) {
+	ss, err := compiledSchemas()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, entryProblems, err := encode(f, ss.entry)
+	if err != nil || ss.entry == nil {
+		if err == nil {
+			entryProblems, err = Validate(data)
+		}
+		return data, entryProblems, err
+	}
+	top := treeSink{t: &treeReader{}}
+	emitFile(&top, f, func() {})
+	problems, err := validateLoaded(ss.whole, decoded{gojsonschema.NewGoLoader(nil), top.root}, "")
+	problems = append(problems, entryProblems...)
+	sortProblems(problems)
+	return data, problems, err
+}
+
+// encode is f encoded, its entries validated with the entry schema s as
+// they are (when s is not nil; the problems are unsorted).
+func encode(f *File, s *gojsonschema.Schema) ([]byte, []Problem, error) {
+	blocks, problems, err := encodeCases(f.PerCase, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	size := 4096
+	for _, b := range blocks {
+		size += len(b)
+	}
+	e := &encoder{b: make([]byte, 0, size)}
+	emitFile(e, f, func() { e.splice(blocks, len(f.PerCase)) })
+	if e.err != nil {
+		return nil, nil, e.err
+	}
+	return append(e.b, '\n'), problems, nil
+}
+
+// encodeCases encodes cases as the items of per_case, in blocks on every
+// core, validating each with the entry schema s as it goes (when s is not
+// nil).
+func encodeCases(cases []Case, s *gojsonschema.Schema) ([][]byte, []Problem, error) {
+	blocks := make([][]byte, blockCount(len(cases)))
+	r := newEntryResults(s, len(cases))
+	var size atomic.Int64 // of the largest block so far, to size the next
+	err := inBlocks(len(cases), func(t *treeReader, block, lo, hi int) error {
+		e := encoder{b: make([]byte, 0, size.Load()*9/8), open: []container{{}, {n: lo, array: true}}} // per_case's items are at depth 2
+		ts := treeSink{t: t}
+		for i := lo; i < hi; i++ {
+			emitCase(&e, &cases[i])
+			if e.err != nil {
+				return fmt.Errorf("per_case.%d: %w", i, e.err)
+			}
+			if s != nil {
+				emitCase(&ts, &cases[i])
+				if err := r.check(block, i, ts.root); err != nil {
+					return err
+				}
+			}
+		}
+		blocks[block] = e.b
+		if n := int64(len(e.b)); n > size.Load() {
+			size.Store(n) // a race between cores only misses a better guess
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return blocks, r.problems(), nil
 }
 
 // replaceFile is atomicfile.WriteFile; tests make it fail.

@@ -1,0 +1,277 @@
+package feedback
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// viaEncodingJSON is what Encode wrote before it had its own encoder:
+// encoding/json through the MarshalJSON methods.
+func viaEncodingJSON(f *File) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(f)
+	return b.Bytes(), err
+}
+
+// sameAsEncodingJSON checks that encodeChecked writes f as encoding/json
+// does, reports Validate's problems with those bytes, and validates each
+// entry as the very tree its JSON decodes to.
+func sameAsEncodingJSON(t *testing.T, f *File) {
+	t.Helper()
+	want, wantErr := viaEncodingJSON(f)
+	got, problems, err := encodeChecked(f)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("encodeChecked error %v, encoding/json's %v", err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("encodeChecked wrote\n%s\nencoding/json\n%s", got, want)
+	}
+	wantProblems, err := Validate(want)
+	// gojsonschema reports a map's problems (propertyNames) in the map's
+	// random order: the problems of one path are compared as a set.
+	byPathAndText := func(a, b Problem) int { return cmp.Or(comparePaths(a.Path, b.Path), strings.Compare(a.Msg, b.Msg)) }
+	slices.SortFunc(problems, byPathAndText)
+	slices.SortFunc(wantProblems, byPathAndText)
+	if err != nil || !reflect.DeepEqual(problems, wantProblems) {
+		t.Fatalf("problems %v, Validate's %v (%v)", problems, wantProblems, err)
+	}
+	top, entries, _ := splitEntries(want)
+	sink := treeSink{t: &treeReader{}}
+	emitFile(&sink, f, func() {})
+	if doc, _ := tree(top); !reflect.DeepEqual(sink.root, doc) {
+		t.Fatalf("top tree %#v, decoded %#v", sink.root, doc)
+	}
+	for i, raw := range entries {
+		emitCase(&sink, &f.PerCase[i])
+		if doc, _ := tree(raw); !reflect.DeepEqual(sink.root, doc) {
+			t.Fatalf("per_case.%d tree %#v, decoded %#v", i, sink.root, doc)
+		}
+	}
+}
+
+// texts are strings encoding/json escapes in every way it has.
+var texts = []string{"", "a", "acceptable", "flaky", "human", "P F", "x:y", "2026-07-06T12:00:00.000Z", "not a time",
+	"sha256:" + strings.Repeat("0a", 32), `<b>&amp;</b>`, "quote \" back\\slash", "tab\tnl\nret\r\b\f\x00\x1f\x7f",
+	"é ü 日本 😀", "\u2028\u2029", "bad \xff\xfe utf-8 \xed\xa0\x80", "run_id", "verdict", "Per_Case"}
+
+var floats = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 0.9400000000000001, 1e-7, 1e-6, 123456789, 1e20, 1e21,
+	-2.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64}
+
+// rawValues are JSON values as Extra holds them, with the spacing a file
+// may have.
+var rawValues = []string{`1`, `"s"`, `"<&>\u003c\u2028"`, "\"\xe2\x80\xa8\"", `null`, `true`, `[]`, `{}`, " [1, 2,\n3] ",
+	`{"a": {"b": [{}, [], "x"]}, "c": -0.0e+5}`, "\t{ \"k\" :\"v\" }\n", `[{"nested": {"deep": [null]}}]`, `1.000`}
+
+func pick[T any](r *rand.Rand, from []T) T { return from[r.IntN(len(from))] }
+
+func maybe(r *rand.Rand, s string) string {
+	if r.IntN(3) == 0 {
+		return ""
+	}
+	return s
+}
+
+func randomText(r *rand.Rand) string { return maybe(r, pick(r, texts)) }
+
+func randomFloat(r *rand.Rand) *float64 {
+	if r.IntN(4) == 0 {
+		return nil
+	}
+	f := pick(r, floats)
+	if r.IntN(2) == 0 {
+		f = math.Float64frombits(r.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			f = r.Float64()
+		}
+	}
+	return &f
+}
+
+// randomExtra is unknown fields, some named like known ones.
+func randomExtra(r *rand.Rand) map[string]json.RawMessage {
+	if r.IntN(3) == 0 {
+		return nil
+	}
+	extra := map[string]json.RawMessage{}
+	for range r.IntN(4) {
+		extra[pick(r, texts)+pick(r, []string{"", "x", "<k>", "\xff"})] = json.RawMessage(pick(r, rawValues))
+	}
+	return extra
+}
+
+func randomFile(r *rand.Rand) *File {
+	f := &File{RunID: pick(r, texts), Reviewer: pick(r, texts), Timestamp: pick(r, texts), OverallNotes: randomText(r),
+		SchemaVersion: maybe(r, pick(r, []string{SchemaVersion, "v1"})), ReviewerKind: randomText(r),
+		RunPath: randomText(r), Previous: randomText(r), Extra: randomExtra(r)}
+	if r.IntN(2) == 0 {
+		f.Tool = &Tool{Name: pick(r, texts), Version: randomText(r), Extra: randomExtra(r)}
+	}
+	if r.IntN(2) == 0 {
+		f.Scope = &Scope{Mode: pick(r, []string{"all", "spot", "x"}), Filter: randomText(r), Sample: r.IntN(3) - 1, Extra: randomExtra(r)}
+		if r.IntN(2) == 0 {
+			seed := r.Uint64()
+			f.Scope.Seed = &seed
+		}
+	}
+	if r.IntN(2) == 0 {
+		f.Summary = &Summary{Cases: r.IntN(5), Reviewed: r.IntN(5) - 1, Skipped: r.IntN(5), Extra: randomExtra(r)}
+		for range r.IntN(3) {
+			if f.Summary.Verdicts == nil {
+				f.Summary.Verdicts = map[string]int{}
+			}
+			f.Summary.Verdicts[pick(r, texts)] = r.IntN(4)
+		}
+	}
+	if r.IntN(5) > 0 {
+		f.PerCase = []Case{}
+	}
+	for range r.IntN(6) {
+		f.PerCase = append(f.PerCase, randomCase(r))
+	}
+	return f
+}
+
+func randomCase(r *rand.Rand) Case {
+	c := Case{TestID: pick(r, texts[:4]), Verdict: pick(r, []string{Acceptable, Flaky, "bad", ""}), Notes: randomText(r),
+		WorkspaceNotes: randomText(r), Target: randomText(r), Variant: randomText(r), Suite: randomText(r),
+		EvalPath: randomText(r), ReviewedAt: randomText(r), Reviewer: randomText(r), ReviewerKind: randomText(r),
+		Fingerprint: randomText(r), FingerprintV: r.IntN(3) - 1, Stale: r.IntN(2) == 0, TestDefect: randomText(r),
+		BlindVerdict: randomText(r), Extra: randomExtra(r)}
+	for range r.IntN(3) {
+		if c.EvaluatorOverrides == nil {
+			c.EvaluatorOverrides = map[string]string{}
+		}
+		c.EvaluatorOverrides[pick(r, texts)] = pick(r, texts)
+	}
+	for range r.IntN(3) {
+		c.Signals = append(c.Signals, pick(r, []string{"false_positive", "flaky_results", "x"}))
+	}
+	if r.IntN(3) > 0 {
+		a := &Automated{Score: randomFloat(r), Outcome: randomText(r), ExecutionStatus: randomText(r),
+			Samples: randomText(r), Extra: randomExtra(r)}
+		for range r.IntN(4) {
+			g := GraderResult{Key: pick(r, texts), Score: randomFloat(r), Extra: randomExtra(r)}
+			if r.IntN(3) > 0 {
+				pass := r.IntN(2) == 0
+				g.Pass = &pass
+			}
+			a.Graders = append(a.Graders, g)
+		}
+		c.Automated = a
+	}
+	if r.IntN(3) == 0 {
+		c.CarriedFrom = &CarriedFrom{RunID: pick(r, texts), ReviewedAt: randomText(r), Reviewer: randomText(r), Extra: randomExtra(r)}
+	}
+	if r.IntN(3) == 0 {
+		c.FlakyEvidence = &FlakyEvidence{Samples: randomText(r), Runs: randomText(r), Extra: randomExtra(r)}
+	}
+	return c
+}
+
+// TestEncodeIsEncodingJSON: on random files, with unknown fields at every
+// level and every kind of string and number, Encode writes encoding/json's
+// bytes and finds Validate's problems in them.
+func TestEncodeIsEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 17))
+	for range 3000 {
+		sameAsEncodingJSON(t, randomFile(r))
+	}
+	// Across the blocks the cores share.
+	f := randomFile(r)
+	for range 3*entryBlock + 7 {
+		f.PerCase = append(f.PerCase, randomCase(r))
+	}
+	sameAsEncodingJSON(t, f)
+}
+
+// FuzzEncode: every file that decodes encodes as encoding/json encodes it,
+// with Validate's problems.
+func FuzzEncode(f *testing.F) {
+	for _, s := range feedbackSeeds(f) {
+		f.Add(s)
+	}
+	f.Add([]byte(`{"run_id":"r","x":{"a" : [1,2]},"tool":{"name":"n","y":"\u003c"},"scope":{"mode":"all","seed":3,"z":null},` +
+		`"summary":{"cases":1,"reviewed":0,"skipped":0,"verdicts":{"flaky":1},"w":{}},"per_case":[{"test_id":"a","verdict":"flaky",` +
+		`"automated":{"score":1e-7,"graders":[{"key":"a:b","score":null,"pass":true,"g":[]}],"q":1},"carried_from":{"run_id":"p","c":2},` +
+		`"flaky_evidence":{"runs":"P F","f":"\u2028"},"e":{"deep":{"er":[{}]}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var file File
+		if json.Unmarshal(data, &file) != nil {
+			return
+		}
+		sameAsEncodingJSON(t, &file)
+	})
+}
+
+// FuzzAppendString: appendString is encoding/json's string encoding, with
+// and without HTML escaping.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range texts {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		html, _ := json.Marshal(s)
+		var plain bytes.Buffer
+		enc := json.NewEncoder(&plain)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString(nil, s, true); !bytes.Equal(got, html) {
+			t.Errorf("appendString(%q, html) = %s, json.Marshal %s", s, got, html)
+		}
+		if got, want := appendString(nil, s, false), bytes.TrimSuffix(plain.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
+			t.Errorf("appendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+		var back string
+		if err := json.Unmarshal(html, &back); err != nil || readBack(s) != back {
+			t.Errorf("readBack(%q) = %q, encoding/json reads %q (%v)", s, readBack(s), back, err)
+		}
+	})
+}
+
+// FuzzAppendFloat: appendFloat is encoding/json's float64 encoding.
+func FuzzAppendFloat(f *testing.F) {
+	for _, v := range append(floats, math.NaN(), math.Inf(-1)) {
+		f.Add(math.Float64bits(v))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		v := math.Float64frombits(bits)
+		want, wantErr := json.Marshal(v)
+		got, err := appendFloat(nil, v)
+		if (err != nil) != (wantErr != nil) || err == nil && !bytes.Equal(got, want) {
+			t.Errorf("appendFloat(%v) = %s, %v; json.Marshal %s, %v", v, got, err, want, wantErr)
+		}
+	})
+}
+
+// TestEncodeRefusesBadValues: a number JSON cannot hold and a kept field
+// that is not JSON are errors, as they were with encoding/json.
+func TestEncodeRefusesBadValues(t *testing.T) {
+	nan := math.NaN()
+	for _, f := range []*File{
+		{RunID: "r", PerCase: []Case{{TestID: "a", Verdict: Flaky, Automated: &Automated{Score: &nan}}}},
+		{RunID: "r", PerCase: []Case{{TestID: "a", Verdict: Flaky, Extra: map[string]json.RawMessage{"x": json.RawMessage(`{`)}}}},
+		{RunID: "r", Extra: map[string]json.RawMessage{"x": nil}},
+	} {
+		if _, err := viaEncodingJSON(f); err == nil {
+			t.Fatalf("encoding/json accepts %+v", f)
+		}
+		if _, err := Encode(f); err == nil {
+			t.Errorf("Encode accepts %+v", f)
+		}
+	}
+}
