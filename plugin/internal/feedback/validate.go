@@ -167,9 +167,17 @@ func validate(data []byte, valid func() bool) ([]Problem, error) {
 	return problems, nil
 }
 
-// sortProblems sorts problems by path, keeping the order of each path's.
+// sortProblems sorts problems by path, then by message: gojsonschema
+// reports some problems of one path (names an object's propertyNames
+// refuses) in Go map order, and the same file must always give the same
+// report.
 func sortProblems(problems []Problem) {
-	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+	slices.SortStableFunc(problems, func(a, b Problem) int {
+		if c := comparePaths(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Msg, b.Msg)
+	})
 }
 
 // validateWith validates data with s, prefixing each problem's path with

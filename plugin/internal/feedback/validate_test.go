@@ -312,3 +312,19 @@ func FuzzSplitMatchesWhole(f *testing.F) {
 		}
 	})
 }
+
+// TestValidateIsDeterministic: problems gojsonschema reports in Go map
+// order (names summary.verdicts may not hold) come out in one order, so
+// the same file always gives the same report.
+func TestValidateIsDeterministic(t *testing.T) {
+	data := []byte(minimal + `,"summary":{"cases":1,"reviewed":1,"verdicts":{"b1":1,"a2":1,"z3":1,"m4":1,"q5":1,"c6":1}},"per_case":[{"test_id":"a","verdict":"flaky"}]}`)
+	first, err := Validate(data)
+	if err != nil || len(first) < 2 {
+		t.Fatalf("Validate = %v, %v; want several problems", first, err)
+	}
+	for range 50 {
+		if again, _ := Validate(data); !slices.Equal(again, first) {
+			t.Fatalf("Validate gave\n%v\nthen\n%v", first, again)
+		}
+	}
+}
