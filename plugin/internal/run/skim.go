@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -142,51 +141,62 @@ func (s *skimmer) peek() byte {
 }
 
 // object reads an object, calling member for each key with s positioned at
-// its value; member must consume the value.
+// its value; member must consume the value. Between members it works on
+// locals (the line and the index); s.i is set before each call and error.
 func (s *skimmer) object(member func(key []byte) error) error {
-	if s.peek() != '{' {
+	b := s.b
+	i := wsEnd(b, s.i)
+	if i == len(b) || b[i] != '{' {
+		s.i = i
 		return s.fail("expected an object")
 	}
 	if s.depth++; s.depth > maxDepth {
+		s.i = i
 		return s.fail("nested too deeply")
 	}
 	defer func() { s.depth-- }()
-	s.i++
-	if s.peek() == '}' {
-		s.i++
+	if i = wsEnd(b, i+1); i < len(b) && b[i] == '}' {
+		s.i = i + 1
 		return nil
 	}
 	for {
-		if s.peek() != '"' {
+		if i == len(b) || b[i] != '"' {
+			s.i = i
 			return s.fail("expected a member name")
 		}
-		key, err := s.rawString()
-		if err != nil {
-			return err
+		end, ok, escaped := stringEnd(b, i+1)
+		if !ok || end == len(b) {
+			s.i = end
+			return s.stringFail(ok)
 		}
-		if s.escaped {
+		key := b[i+1 : end]
+		if escaped {
 			var k string
-			if json.Unmarshal(s.b[s.i-len(key)-2:s.i], &k) != nil {
+			if json.Unmarshal(b[i:end+1], &k) != nil {
+				s.i = end + 1
 				return s.fail("invalid member name")
 			}
 			key = []byte(k)
 		}
-		if s.peek() != ':' {
+		if i = wsEnd(b, end+1); i == len(b) || b[i] != ':' {
+			s.i = i
 			return s.fail("expected ':' after a member name")
 		}
-		s.i++
+		s.i = i + 1
 		if err := member(key); err != nil {
 			return err
 		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
+		switch i = wsEnd(b, s.i); {
+		case i == len(b):
+		case b[i] == ',':
+			i = wsEnd(b, i+1)
+			continue
+		case b[i] == '}':
+			s.i = i + 1
 			return nil
-		default:
-			return s.fail("expected ',' or '}' after a member")
 		}
+		s.i = i
+		return s.fail("expected ',' or '}' after a member")
 	}
 }
 
@@ -227,36 +237,35 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
 	end, ok, escaped := stringEnd(s.b, start)
 	s.escaped = escaped
-	switch {
-	case !ok:
+	if !ok || end == len(s.b) {
 		s.i = end
-		return nil, s.fail("invalid character or escape in string")
-	case end == len(s.b):
-		s.i = end
-		return nil, s.fail("unterminated string")
+		return nil, s.stringFail(ok)
 	}
 	s.i = end + 1
 	return s.b[start:end], nil
+}
+
+// stringFail is the error for a string that stringEnd did not find
+// well formed (ok false) or did not find the end of, at s.i.
+func (s *skimmer) stringFail(ok bool) error {
+	if !ok {
+		return s.fail("invalid character or escape in string")
+	}
+	return s.fail("unterminated string")
 }
 
 // stringEnd scans a string body from i: it returns the index of the
 // closing quote (len(b) when there is none), or ok false and the index of
 // a control character or bad escape; escaped tells whether the body has an
 // escape.
+//
+// Even a short string goes to stringRun at once: its first sixteen bytes
+// are one step there, and a first word looked at in Go cost more
+// instructions than the call it saved.
 func stringEnd(b []byte, i int) (end int, ok, escaped bool) {
 	for {
-		// Most strings are short (member names, enums, ids): the first
-		// word is looked at here, without a call.
 		var skipped bool
-		if i+8 <= len(b) {
-			if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-			} else {
-				i, skipped = stringRun(b, i+8)
-			}
-		} else {
-			i, skipped = stringRun(b, i)
-		}
+		i, skipped = stringRun(b, i)
 		escaped = escaped || skipped
 		if i == len(b) || b[i] == '"' {
 			return i, true, escaped
@@ -303,6 +312,24 @@ func escapeLen(b []byte) int {
 		return 6
 	}
 	return 0
+}
+
+// ascii tells whether b has no byte above 0x7f, looking at a word at a
+// time (the last one overlaps the one before): a kept string is short and
+// almost always ASCII, which is valid UTF-8.
+func ascii(b []byte) bool {
+	var x uint64
+	if len(b) < 8 {
+		for _, c := range b {
+			x |= uint64(c)
+		}
+		return x < 0x80
+	}
+	for i := 0; i+8 < len(b); i += 8 {
+		x |= binary.LittleEndian.Uint64(b[i:])
+	}
+	x |= binary.LittleEndian.Uint64(b[len(b)-8:])
+	return x&0x8080808080808080 == 0
 }
 
 // plainRun returns the index of the first byte from i on that may need a
@@ -504,7 +531,7 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 			return err
 		}
 		switch {
-		case s.escaped || !utf8.Valid(raw):
+		case s.escaped || !ascii(raw) && !utf8.Valid(raw):
 			if json.Unmarshal(s.b[start:s.i], dst) != nil {
 				return s.fail("invalid string")
 			}
@@ -535,7 +562,7 @@ func (s *skimmer) path(dst **string, field string) error {
 	}
 	start := s.i
 	raw, err := s.rawString()
-	if err != nil || s.escaped || !utf8.Valid(raw) {
+	if err != nil || s.escaped || !ascii(raw) && !utf8.Valid(raw) {
 		s.i = start
 		return s.strPtr(dst, field)
 	}

@@ -192,6 +192,9 @@ func FuzzSkimRow(f *testing.F) {
 	})
 }
 
+// hasWide tells whether b has a byte above 0x7f.
+func hasWide(b []byte) bool { return bytes.ContainsFunc(b, func(r rune) bool { return r >= 0x80 }) }
+
 // TestStringEndEveryPosition puts each kind of byte that needs a look at
 // every position of a string longer than two 64-byte spans, so every stage
 // of the scan (the first word, stringRun's 32 and 16 bytes at a time, then

@@ -36,7 +36,8 @@ func BenchmarkSkimLines(b *testing.B) {
 // FuzzStringRun: stringRun (SSE2 on amd64) and stringRunWords (eight
 // bytes at a time, the other architectures') find, from every start, the
 // first quote, control character or backslash that does not start a
-// two-byte escape, as a byte loop does.
+// two-byte escape, as a byte loop does. ascii tells whether a byte is
+// above 0x7f.
 func FuzzStringRun(f *testing.F) {
 	f.Add([]byte(`abc"def\ghi`), 0)
 	f.Add(bytes.Repeat([]byte("0123456789abcdef"), 5), 3)
@@ -57,6 +58,9 @@ func FuzzStringRun(f *testing.F) {
 				continue
 			}
 			want++
+		}
+		if ascii(b) != !hasWide(b) {
+			t.Fatalf("ascii(%q) = %v", b, ascii(b))
 		}
 		for name, run := range map[string]func([]byte, int) (int, bool){"stringRun": stringRun, "stringRunWords": stringRunWords} {
 			if got, escaped := run(b, start); got != want || escaped != wantEscaped {
