@@ -3,13 +3,13 @@ package feedback
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"agentv-review/plugin/internal/jsonenc"
 )
 
 // sink receives a value as the tokens encoding/json writes for it through
@@ -281,11 +281,11 @@ func (e *encoder) end() {
 
 func (e *encoder) key(k string, html bool) {
 	e.next()
-	e.b = appendString(e.b, k, html)
+	e.b = jsonenc.AppendString(e.b, k, html)
 	e.b = append(e.b, ':', ' ')
 }
 
-func (e *encoder) str(s string) { e.value(); e.b = appendString(e.b, s, false) }
+func (e *encoder) str(s string) { e.value(); e.b = jsonenc.AppendString(e.b, s, false) }
 func (e *encoder) integer(n int64) {
 	e.value()
 	e.b = strconv.AppendInt(e.b, n, 10)
@@ -297,7 +297,7 @@ func (e *encoder) null()             { e.value(); e.b = append(e.b, "null"...) }
 func (e *encoder) float(f float64) {
 	e.value()
 	var err error
-	if e.b, err = appendFloat(e.b, f); err != nil {
+	if e.b, err = jsonenc.AppendFloat(e.b, f); err != nil {
 		e.fail(err)
 	}
 }
@@ -322,77 +322,6 @@ func (e *encoder) splice(blocks [][]byte, n int) {
 		e.b = append(e.b, b...)
 	}
 	e.open[len(e.open)-1].n += n
-}
-
-// appendString is encoding/json's string encoding: html escapes < > & as
-// json.Marshal does, Encode's SetEscapeHTML(false) does not; control
-// characters, U+2028 and U+2029 are escaped and invalid UTF-8 becomes
-// \ufffd either way.
-func appendString(dst []byte, s string, html bool) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && !(html && (b == '<' || b == '>' || b == '&')) {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// appendFloat is encoding/json's float64 encoding (ES6 number to string).
-func appendFloat(dst []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return dst, errors.New("json: unsupported value: " + strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-		dst[n-2] = dst[n-1] // e-09 → e-9
-		dst = dst[:n-1]
-	}
-	return dst, nil
 }
 
 // treeSink builds the tree the tokens' JSON decodes to (see tree): strings
@@ -468,7 +397,7 @@ func (s *treeSink) boolean(b bool)       { s.put(b) }
 func (s *treeSink) null()                { s.put(nil) }
 
 func (s *treeSink) float(f float64) {
-	b, _ := appendFloat(s.num[:0], f) // the encoder reports NaN and infinities
+	b, _ := jsonenc.AppendFloat(s.num[:0], f) // the encoder reports NaN and infinities
 	s.number(b)
 }
 
@@ -482,13 +411,13 @@ func (s *treeSink) raw(v json.RawMessage) {
 	s.put(doc)
 }
 
-// readBack is the string encoding/json decodes from appendString(s): s
+// readBack is the string encoding/json decodes from jsonenc.AppendString(s): s
 // itself unless s is not valid UTF-8.
 func readBack(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
 	var back string
-	_ = json.Unmarshal(appendString(nil, s, false), &back) // appendString writes a valid JSON string
+	_ = json.Unmarshal(jsonenc.AppendString(nil, s, false), &back) // appendString writes a valid JSON string
 	return back
 }

@@ -1,0 +1,49 @@
+package jsonenc
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// FuzzAppendString: AppendString writes what encoding/json writes, with
+// HTML escaping (json.Marshal) and without (SetEscapeHTML(false)).
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", `<b>&amp;</b>`, "quote \" back\\slash", "tab\tnl\nret\r\b\f\x00\x1f\x7f",
+		"é ü 日本 😀", "\u2028\u2029", "bad \xff\xfe utf-8 \xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		html, _ := json.Marshal(s)
+		var plain bytes.Buffer
+		enc := json.NewEncoder(&plain)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString(nil, s, true); !bytes.Equal(got, html) {
+			t.Errorf("AppendString(%q, html) = %s, json.Marshal %s", s, got, html)
+		}
+		if got, want := AppendString(nil, s, false), bytes.TrimSuffix(plain.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
+			t.Errorf("AppendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+}
+
+// FuzzAppendFloat: AppendFloat writes what json.Marshal writes for a
+// float64, and fails where it fails.
+func FuzzAppendFloat(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 0.9400000000000001, 1e-7, 1e-6, 123456789, 1e20, 1e21,
+		-2.5e-300, math.MaxFloat64, math.SmallestNonzeroFloat64, math.NaN(), math.Inf(-1)} {
+		f.Add(math.Float64bits(v))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		v := math.Float64frombits(bits)
+		want, wantErr := json.Marshal(v)
+		got, err := AppendFloat(nil, v)
+		if (err != nil) != (wantErr != nil) || err == nil && !bytes.Equal(got, want) {
+			t.Errorf("AppendFloat(%v) = %s, %v; json.Marshal %s, %v", v, got, err, want, wantErr)
+		}
+	})
+}
