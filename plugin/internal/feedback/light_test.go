@@ -153,9 +153,9 @@ func TestLightCases(t *testing.T) {
 }
 
 // A reader that hands out one byte at a time crosses every buffer
-// boundary (strings, escapes, captured unknown fields).
+// boundary (strings, escapes, numbers, captured unknown fields).
 func TestLightOneByteReads(t *testing.T) {
-	doc := head + `,"x":{"a":[1,"\u00e9"]},"per_case":[{"test_id":"a\\b","verdict":"flaky","automated":{"new":[true]}}]}`
+	doc := head + `,"x":{"a":[1,-12.5e-3,"\u00e9"]},"per_case":[{"test_id":"a\\b","verdict":"flaky","automated":{"score":0.125,"new":[true]}}]}`
 	want, ok := parseLight(mustLight(t), strings.NewReader(doc))
 	got, ok2 := parseLight(mustLight(t), &oneByte{r: strings.NewReader(doc)})
 	if !ok || !ok2 {
@@ -163,7 +163,7 @@ func TestLightOneByteReads(t *testing.T) {
 	}
 	a, _ := Encode(want)
 	b, _ := Encode(got)
-	if !bytes.Equal(a, b) || !strings.Contains(string(b), `"new": [`) {
+	if !bytes.Equal(a, b) || !strings.Contains(string(b), `"new": [`) || !strings.Contains(string(b), `"score": 0.125`) || !strings.Contains(string(b), `-12.5e-3`) {
 		t.Errorf("one-byte reads decode to\n%s\nwant\n%s", b, a)
 	}
 }

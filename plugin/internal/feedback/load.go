@@ -773,37 +773,27 @@ func (d *decoder) key(b []byte) string {
 }
 
 func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
-	d.scratch = d.scratch[:0]
-	simple := true // no fraction, no exponent
-	for {
-		c, ok := d.peek()
-		if !ok || !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-			break
-		}
-		simple = simple && c != '.' && c != 'e' && c != 'E'
-		d.scratch = append(d.scratch, c)
-		d.pos++
-	}
-	text := string(d.scratch) // on the stack: a short number is not kept
-	if !jsonnum.Valid(text) || !simple && hugeExponent(text) {
+	b, simple := d.numText()
+	text := string(b) // on the stack: a short number is not kept
+	f, valid, fits := jsonnum.Float(text)
+	if !valid || !simple && hugeExponent(text) {
 		return false
 	}
 	var rat *big.Rat
 	exact := func() *big.Rat {
 		if rat == nil {
-			rat = d.rat(d.scratch)
+			rat = d.rat(b)
 		}
 		return rat
 	}
 	// Whether a fraction is integral matters only where "integer" is
 	// allowed and "number" is not.
 	integral := simple || n != nil && n.types&typeInteger != 0 && n.types&typeNumber == 0 && exact().IsInt()
-	if !n.allows(typeNumber, integral) || n != nil && n.enum != nil || !n.inRange(text, exact) {
+	if !n.allows(typeNumber, integral) || n != nil && n.enum != nil || !n.inRange(f, fits, exact) {
 		return false
 	}
 	if s != slotNone {
-		f, err := strconv.ParseFloat(text, 64)
-		return err == nil && d.draft.num(s, f)
+		return fits && d.draft.num(s, f)
 	}
 	if !dst.IsValid() {
 		return true
@@ -818,8 +808,7 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 		}
 		dst.SetInt(exact().Num().Int64())
 	case reflect.Float64:
-		f, err := strconv.ParseFloat(text, 64)
-		if err != nil {
+		if !fits {
 			return false
 		}
 		dst.SetFloat(f)
@@ -828,6 +817,45 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	}
 	return true
 }
+
+// numText reads the bytes of a number (its grammar is checked after),
+// valid until the next read: in the buffer when they end there, else
+// copied to d.scratch. simple: no fraction, no exponent.
+func (d *decoder) numText() (b []byte, simple bool) {
+	d.scratch = d.scratch[:0]
+	var kinds uint8 // numClass of the bytes, or-ed
+	for {
+		i := d.pos
+		for ; i < d.end && numClass[d.buf[i]] != 0; i++ {
+			kinds |= numClass[d.buf[i]]
+		}
+		if i < d.end && len(d.scratch) == 0 {
+			b, d.pos = d.buf[d.pos:i], i
+			return b, kinds&numFancy == 0
+		}
+		d.scratch, d.pos = append(d.scratch, d.buf[d.pos:i]...), i
+		if i < d.end || !d.fill() {
+			return d.scratch, kinds&numFancy == 0
+		}
+	}
+}
+
+// numClass classes the bytes of a number's text: numPlain, digits and
+// signs; numFancy, the point and the exponent's e; 0, any other byte.
+var numClass = func() (t [256]uint8) {
+	for _, c := range "0123456789+-" {
+		t[c] = numPlain
+	}
+	for _, c := range ".eE" {
+		t[c] = numFancy
+	}
+	return t
+}()
+
+const (
+	numPlain = 1 << iota
+	numFancy
+)
 
 // rat is the exact value of the valid number b, not to be changed: the
 // few that recur are made once (a bound such as 0 or 1 is compared
