@@ -388,6 +388,7 @@ type memo struct {
 	strs   map[string]string // valid strings, interned (internLimit at most)
 	recent [4]string         // the strings found valid last
 	turn   int               // the next of recent to replace
+	misses int               // lookups in a full strs that failed in a row
 
 	keys    []memoKey // maxKeys at most; the declared properties first
 	order   []uint8   // the indexes of the keys of the last object, in order
@@ -504,9 +505,16 @@ func (m *memo) lookup(b []byte) (string, bool) {
 			return r, true
 		}
 	}
+	if m.misses > internLimit {
+		return "", false // the node's strings do not recur (test ids)
+	}
 	s, ok := m.strs[string(b)]
-	if ok {
+	switch {
+	case ok:
 		m.remember(s)
+		m.misses = 0
+	case len(m.strs) >= internLimit:
+		m.misses++
 	}
 	return s, ok
 }
@@ -593,19 +601,14 @@ func (d *decoder) space() {
 
 func (d *decoder) skipSpace() {
 	for {
-		// Eight bytes at a time: a run of spaces (indentation) is skipped
-		// whole, and the first other byte is found in one step.
+		// Eight bytes at a time: the first byte that is not whitespace is
+		// found in one step.
 		for d.pos+8 <= d.end {
-			w := binary.LittleEndian.Uint64(d.buf[d.pos:]) ^ spaces
-			if w == 0 {
-				d.pos += 8
-				continue
-			}
-			d.pos += bits.TrailingZeros64(w) / 8
-			if c := d.buf[d.pos]; c != '\n' && c != '\r' && c != '\t' {
+			if m := notSpace(binary.LittleEndian.Uint64(d.buf[d.pos:])); m != 0 {
+				d.pos += bits.TrailingZeros64(m) / 8
 				return
 			}
-			d.pos++
+			d.pos += 8
 		}
 		for ; d.pos < d.end; d.pos++ {
 			if c := d.buf[d.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
@@ -626,6 +629,17 @@ const (
 	quotes = '"' * ones
 	slashs = '\\' * ones
 )
+
+// notSpace has the high bit set of each byte of w that is not JSON
+// whitespace (space, tab, line feed, carriage return), exactly.
+func notSpace(w uint64) uint64 {
+	return nonzero(w^spaces) & nonzero(w^('\t'*ones)) & nonzero(w^('\n'*ones)) & nonzero(w^('\r'*ones))
+}
+
+// nonzero has the high bit set of each byte of w that is not zero: the
+// sum of a byte's low seven bits and 0x7f (highs-ones) carries into its
+// high bit only when they are not all zero, and never into the next byte.
+func nonzero(w uint64) uint64 { return ((w &^ highs) + (highs - ones) | w) & highs }
 
 // plain is the length of the run of bytes at the start of b that need no
 // care in a string: not a quote, a backslash, a control character or a
