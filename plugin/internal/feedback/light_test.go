@@ -116,6 +116,13 @@ var lightCases = []struct {
 	valid     bool
 }{
 	{"minimal", head + `}`, true},
+	// A key is predicted from the last object's: an escaped spelling, a
+	// longer or a shorter key is told apart.
+	{"keys spelt otherwise", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test\u005fid":"b","verd\u0069ct":"flaky"}]}`, true},
+	{"key longer than the last", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test_idx":"b","test_id":"b","verdict":"flaky"}]}`, true},
+	{"key shorter than the last", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test_i":"b","verdict":"flaky"}]}`, false},
+	{"key needing an escape, then without it", head + `,"per_case":[{"test_id":"a","verdict":"flaky","x\ny":1},{"test_id":"b","verdict":"flaky","x` + "\n" + `y":1}]}`, false},
+	{"keys in another order", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"verdict":"flaky","test_id":"b"}]}`, true},
 	{"integer written 15.0", head + `,"summary":{"cases":15.0,"reviewed":1e1,"skipped":0}}`, true},
 	{"fraction for an integer", head + `,"summary":{"cases":1.5}}`, false},
 	{"negative count", head + `,"summary":{"cases":-1}}`, false},

@@ -399,6 +399,7 @@ type memo struct {
 // memoKey is a key of an object under a memo's node, resolved.
 type memoKey struct {
 	name   string
+	plain  bool  // name's JSON text is name quoted (isPlain)
 	schema *memo // the value's
 	bad    bool  // propertyNames rejects it
 	// child is the draft slot of the value in an object in slot from.
@@ -441,7 +442,7 @@ func (d *decoder) memo(n *node) *memo {
 
 // declared is the memoKey of a declared property p of m's node.
 func (d *decoder) declared(m *memo, p property) memoKey {
-	return memoKey{name: p.name, schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
+	return memoKey{name: p.name, plain: isPlain(p.name), schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
 }
 
 // keyAllowed applies propertyNames to a key of m's node.
@@ -468,7 +469,7 @@ func (d *decoder) resolveKey(m *memo, b []byte) (memoKey, bool) {
 	if n != nil {
 		additional = n.additional
 	}
-	return memoKey{name: key, schema: d.memo(additional)}, m.keyAllowed(key)
+	return memoKey{name: key, plain: isPlain(key), schema: d.memo(additional)}, m.keyAllowed(key)
 }
 
 // index is the index in m.keys of the key name, -1 when it has none.
@@ -480,6 +481,28 @@ func (m *memo) index(name string) int {
 	}
 	return -1
 }
+
+// predictedKey reads the k-th key of an object under m's node when it is
+// the k-th key of the last one, whole in the buffer from its opening
+// quote at pos, and returns its index in m.keys; -1, reading nothing,
+// otherwise.
+func (d *decoder) predictedKey(m *memo, k int) int {
+	if k >= len(m.order) {
+		return -1
+	}
+	i := m.order[k]
+	key := &m.keys[i]
+	end := d.pos + 1 + len(key.name) // its closing quote
+	if !key.plain || end >= d.end || d.buf[end] != '"' || string(d.buf[d.pos+1:end]) != key.name {
+		return -1
+	}
+	d.pos = end + 1
+	return int(i)
+}
+
+// isPlain tells a string whose JSON text is itself quoted: no byte of it
+// needs care (see plain).
+func isPlain(s string) bool { return plain([]byte(s)) == len(s) }
 
 // find is the index in m.keys of the key b, the k-th of its object,
 // -1 when it has none: most objects have the keys of the last one, in
@@ -1089,23 +1112,25 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 		if c != '"' {
 			return false
 		}
-		b, ok := d.str()
-		if !ok {
-			return false
-		}
-		i := m.find(b, k)
+		i := d.predictedKey(m, k)
 		var key *memoKey
 		if i < 0 {
-			resolved, ok := d.resolveKey(m, b)
+			b, ok := d.str()
 			if !ok {
 				return false
 			}
-			if len(m.keys) < maxKeys {
-				i, m.keys = len(m.keys), append(m.keys, resolved)
-			} else if slices.Contains(rest, resolved.name) {
-				return false // a duplicate key: the full validator decides
-			} else {
-				rest, key = append(rest, resolved.name), &resolved
+			if i = m.find(b, k); i < 0 {
+				resolved, ok := d.resolveKey(m, b)
+				if !ok {
+					return false
+				}
+				if len(m.keys) < maxKeys {
+					i, m.keys = len(m.keys), append(m.keys, resolved)
+				} else if slices.Contains(rest, resolved.name) {
+					return false // a duplicate key: the full validator decides
+				} else {
+					rest, key = append(rest, resolved.name), &resolved
+				}
 			}
 		}
 		if i >= 0 {
