@@ -71,6 +71,15 @@ type Cases interface {
 	WithTestID(testID string) iter.Seq[int]
 }
 
+// TestIDIndex is implemented by Cases that walk the cases of a test id
+// without making an iterator: a Matcher of such Cases allocates nothing
+// per match.
+type TestIDIndex interface {
+	// EachWithTestID calls yield with the index of each case with that
+	// test id, in order, until yield returns false.
+	EachWithTestID(testID string, yield func(int) bool)
+}
+
 // Parts says which parts of an ID a reference names (the test id always).
 type Parts uint8
 
@@ -289,27 +298,34 @@ func Match(cs Cases, e ID) (i int, candidates []int) {
 }
 
 // Matcher is Match for many identities against the same cases: a match
-// allocates nothing but what cs.WithTestID does (and a candidates slice
-// from the second candidate), where a loop over cs.WithTestID would
-// allocate its body and the variables it changes at every call.
+// allocates nothing but a candidates slice from the second candidate, and
+// what cs.WithTestID does unless cs is a TestIDIndex, where a loop over
+// cs.WithTestID would allocate its body and the variables it changes at
+// every call.
 type Matcher struct {
 	cs    Cases
 	e     ID
 	m     matching
-	yield func(int) bool // m.see, made once
+	each  func(testID string, yield func(int) bool) // cs's walk of a test id's cases
+	yield func(int) bool                            // m.see, made once
 }
 
 // NewMatcher returns a Matcher of the cases cs.
 func NewMatcher(cs Cases) *Matcher {
 	x := &Matcher{cs: cs}
 	x.yield = x.see
+	if ix, ok := cs.(TestIDIndex); ok {
+		x.each = ix.EachWithTestID
+	} else {
+		x.each = func(testID string, yield func(int) bool) { cs.WithTestID(testID)(yield) }
+	}
 	return x
 }
 
 // Match is Match(cs, e).
 func (x *Matcher) Match(e ID) (i int, candidates []int) {
 	x.e, x.m = e, matching{first: -1, exact: -1}
-	x.cs.WithTestID(e.TestID)(x.yield)
+	x.each(e.TestID, x.yield)
 	switch m := &x.m; {
 	case m.n == 1:
 		return m.first, nil

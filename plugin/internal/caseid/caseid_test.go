@@ -22,6 +22,24 @@ func (l list) WithTestID(t string) iter.Seq[int] {
 	}
 }
 
+// walked is list as a TestIDIndex.
+type walked struct{ list }
+
+func (w walked) EachWithTestID(t string, yield func(int) bool) {
+	for i, id := range w.list {
+		if id.TestID == t && !yield(i) {
+			return
+		}
+	}
+}
+
+func TestMatcherOfIndexAllocatesNothing(t *testing.T) {
+	m := NewMatcher(walked{list{{TestID: "a", Target: "x"}, {TestID: "b", Target: "x"}, {TestID: "b", Target: "y"}}})
+	if n := testing.AllocsPerRun(100, func() { m.Match(ID{TestID: "b", Target: "y"}) }); n != 0 {
+		t.Errorf("Matcher.Match allocates %v times", n)
+	}
+}
+
 func TestShortResolvesBack(t *testing.T) {
 	run := list{
 		{Suite: "s1", TestID: "a", Target: "x"},
@@ -100,16 +118,18 @@ func TestMatch(t *testing.T) {
 		{ID{TestID: "zz"}, -1, false},
 	}
 	// One Matcher for all, forwards then backwards: nothing of a match
-	// stays in it for the next.
-	m := NewMatcher(run)
+	// stays in it for the next. So too over a TestIDIndex.
+	ms := []*Matcher{NewMatcher(run), NewMatcher(walked{run})}
 	for k := range 2 * len(cases) {
 		tc := cases[min(k, 2*len(cases)-1-k)]
 		got, cands := Match(run, tc.entry)
 		if got != tc.want || (len(cands) > 1) != tc.ambiguous {
 			t.Errorf("Match(%+v) = %d, %v; want %d, ambiguous %v", tc.entry, got, cands, tc.want, tc.ambiguous)
 		}
-		if again, againCands := m.Match(tc.entry); again != got || !slices.Equal(againCands, cands) {
-			t.Errorf("Matcher.Match(%+v) = %d, %v; Match says %d, %v", tc.entry, again, againCands, got, cands)
+		for _, m := range ms {
+			if again, againCands := m.Match(tc.entry); again != got || !slices.Equal(againCands, cands) {
+				t.Errorf("Matcher.Match(%+v) = %d, %v; Match says %d, %v", tc.entry, again, againCands, got, cands)
+			}
 		}
 	}
 }

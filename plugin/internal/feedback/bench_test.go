@@ -137,11 +137,22 @@ type indexedIDs struct {
 
 func (l indexedIDs) WithTestID(t string) iter.Seq[int] { return slices.Values(l.byTestID[t]) }
 
-// reviewedIn counts the cases of v's run that have an entry.
+// EachWithTestID makes indexedIDs a caseid.TestIDIndex, as a run's cases are.
+func (l indexedIDs) EachWithTestID(t string, yield func(int) bool) {
+	for _, i := range l.byTestID[t] {
+		if !yield(i) {
+			return
+		}
+	}
+}
+
+// reviewedIn counts the cases of v's run that have an entry, making each
+// as status does.
 func reviewedIn(v *View) int {
 	n := 0
+	var buf Scratch
 	for i := range v.byCase {
-		if v.Entry(i) != nil {
+		if v.EntryIn(i, &buf) != nil {
 			n++
 		}
 	}

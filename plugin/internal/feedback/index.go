@@ -180,9 +180,26 @@ type View struct {
 type names struct {
 	list []string
 	ids  map[string]uint32
+	// recent holds a string looked up last, by its length and last byte:
+	// the few names of an entry (verdict, kind, outcome, grader keys)
+	// mostly recur, the same strings (interned by the decoder), so most
+	// lookups need no hash.
+	recent [16]struct {
+		s  string
+		id uint32
+		ok bool
+	}
 }
 
 func (n *names) id(s string) uint32 {
+	k := len(s)
+	if k > 0 {
+		k += int(s[k-1])
+	}
+	r := &n.recent[k%len(n.recent)]
+	if r.ok && r.s == s {
+		return r.id
+	}
 	id, ok := n.ids[s]
 	if !ok {
 		if n.ids == nil {
@@ -192,6 +209,7 @@ func (n *names) id(s string) uint32 {
 		n.list = append(n.list, s)
 		n.ids[s] = id
 	}
+	r.s, r.id, r.ok = s, id, true
 	return id
 }
 

@@ -116,6 +116,13 @@ var lightCases = []struct {
 	valid     bool
 }{
 	{"minimal", head + `}`, true},
+	// A key is predicted from the last object's: an escaped spelling, a
+	// longer or a shorter key is told apart.
+	{"keys spelt otherwise", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test\u005fid":"b","verd\u0069ct":"flaky"}]}`, true},
+	{"key longer than the last", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test_idx":"b","test_id":"b","verdict":"flaky"}]}`, true},
+	{"key shorter than the last", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test_i":"b","verdict":"flaky"}]}`, false},
+	{"key needing an escape, then without it", head + `,"per_case":[{"test_id":"a","verdict":"flaky","x\ny":1},{"test_id":"b","verdict":"flaky","x` + "\n" + `y":1}]}`, false},
+	{"keys in another order", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"verdict":"flaky","test_id":"b"}]}`, true},
 	{"integer written 15.0", head + `,"summary":{"cases":15.0,"reviewed":1e1,"skipped":0}}`, true},
 	{"fraction for an integer", head + `,"summary":{"cases":1.5}}`, false},
 	{"negative count", head + `,"summary":{"cases":-1}}`, false},
@@ -153,9 +160,9 @@ func TestLightCases(t *testing.T) {
 }
 
 // A reader that hands out one byte at a time crosses every buffer
-// boundary (strings, escapes, captured unknown fields).
+// boundary (strings, escapes, numbers, captured unknown fields).
 func TestLightOneByteReads(t *testing.T) {
-	doc := head + `,"x":{"a":[1,"\u00e9"]},"per_case":[{"test_id":"a\\b","verdict":"flaky","automated":{"new":[true]}}]}`
+	doc := head + `,"x":{"a":[1,-12.5e-3,"\u00e9"]},"per_case":[{"test_id":"a\\b","verdict":"flaky","automated":{"score":0.125,"new":[true]}}]}`
 	want, ok := parseLight(mustLight(t), strings.NewReader(doc))
 	got, ok2 := parseLight(mustLight(t), &oneByte{r: strings.NewReader(doc)})
 	if !ok || !ok2 {
@@ -163,7 +170,7 @@ func TestLightOneByteReads(t *testing.T) {
 	}
 	a, _ := Encode(want)
 	b, _ := Encode(got)
-	if !bytes.Equal(a, b) || !strings.Contains(string(b), `"new": [`) {
+	if !bytes.Equal(a, b) || !strings.Contains(string(b), `"new": [`) || !strings.Contains(string(b), `"score": 0.125`) || !strings.Contains(string(b), `-12.5e-3`) {
 		t.Errorf("one-byte reads decode to\n%s\nwant\n%s", b, a)
 	}
 }

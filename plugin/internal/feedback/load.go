@@ -388,6 +388,7 @@ type memo struct {
 	strs   map[string]string // valid strings, interned (internLimit at most)
 	recent [4]string         // the strings found valid last
 	turn   int               // the next of recent to replace
+	misses int               // lookups in a full strs that failed in a row
 
 	keys    []memoKey // maxKeys at most; the declared properties first
 	order   []uint8   // the indexes of the keys of the last object, in order
@@ -398,6 +399,7 @@ type memo struct {
 // memoKey is a key of an object under a memo's node, resolved.
 type memoKey struct {
 	name   string
+	plain  bool  // name's JSON text is name quoted (isPlain)
 	schema *memo // the value's
 	bad    bool  // propertyNames rejects it
 	// child is the draft slot of the value in an object in slot from.
@@ -440,7 +442,7 @@ func (d *decoder) memo(n *node) *memo {
 
 // declared is the memoKey of a declared property p of m's node.
 func (d *decoder) declared(m *memo, p property) memoKey {
-	return memoKey{name: p.name, schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
+	return memoKey{name: p.name, plain: isPlain(p.name), schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
 }
 
 // keyAllowed applies propertyNames to a key of m's node.
@@ -467,7 +469,7 @@ func (d *decoder) resolveKey(m *memo, b []byte) (memoKey, bool) {
 	if n != nil {
 		additional = n.additional
 	}
-	return memoKey{name: key, schema: d.memo(additional)}, m.keyAllowed(key)
+	return memoKey{name: key, plain: isPlain(key), schema: d.memo(additional)}, m.keyAllowed(key)
 }
 
 // index is the index in m.keys of the key name, -1 when it has none.
@@ -479,6 +481,28 @@ func (m *memo) index(name string) int {
 	}
 	return -1
 }
+
+// predictedKey reads the k-th key of an object under m's node when it is
+// the k-th key of the last one, whole in the buffer from its opening
+// quote at pos, and returns its index in m.keys; -1, reading nothing,
+// otherwise.
+func (d *decoder) predictedKey(m *memo, k int) int {
+	if k >= len(m.order) {
+		return -1
+	}
+	i := m.order[k]
+	key := &m.keys[i]
+	end := d.pos + 1 + len(key.name) // its closing quote
+	if !key.plain || end >= d.end || d.buf[end] != '"' || string(d.buf[d.pos+1:end]) != key.name {
+		return -1
+	}
+	d.pos = end + 1
+	return int(i)
+}
+
+// isPlain tells a string whose JSON text is itself quoted: no byte of it
+// needs care (see plain).
+func isPlain(s string) bool { return plain([]byte(s)) == len(s) }
 
 // find is the index in m.keys of the key b, the k-th of its object,
 // -1 when it has none: most objects have the keys of the last one, in
@@ -504,9 +528,16 @@ func (m *memo) lookup(b []byte) (string, bool) {
 			return r, true
 		}
 	}
+	if m.misses > internLimit {
+		return "", false // the node's strings do not recur (test ids)
+	}
 	s, ok := m.strs[string(b)]
-	if ok {
+	switch {
+	case ok:
 		m.remember(s)
+		m.misses = 0
+	case len(m.strs) >= internLimit:
+		m.misses++
 	}
 	return s, ok
 }
@@ -593,19 +624,14 @@ func (d *decoder) space() {
 
 func (d *decoder) skipSpace() {
 	for {
-		// Eight bytes at a time: a run of spaces (indentation) is skipped
-		// whole, and the first other byte is found in one step.
+		// Eight bytes at a time: the first byte that is not whitespace is
+		// found in one step.
 		for d.pos+8 <= d.end {
-			w := binary.LittleEndian.Uint64(d.buf[d.pos:]) ^ spaces
-			if w == 0 {
-				d.pos += 8
-				continue
-			}
-			d.pos += bits.TrailingZeros64(w) / 8
-			if c := d.buf[d.pos]; c != '\n' && c != '\r' && c != '\t' {
+			if m := notSpace(binary.LittleEndian.Uint64(d.buf[d.pos:])); m != 0 {
+				d.pos += bits.TrailingZeros64(m) / 8
 				return
 			}
-			d.pos++
+			d.pos += 8
 		}
 		for ; d.pos < d.end; d.pos++ {
 			if c := d.buf[d.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
@@ -626,6 +652,17 @@ const (
 	quotes = '"' * ones
 	slashs = '\\' * ones
 )
+
+// notSpace has the high bit set of each byte of w that is not JSON
+// whitespace (space, tab, line feed, carriage return), exactly.
+func notSpace(w uint64) uint64 {
+	return nonzero(w^spaces) & nonzero(w^('\t'*ones)) & nonzero(w^('\n'*ones)) & nonzero(w^('\r'*ones))
+}
+
+// nonzero has the high bit set of each byte of w that is not zero: the
+// sum of a byte's low seven bits and 0x7f (highs-ones) carries into its
+// high bit only when they are not all zero, and never into the next byte.
+func nonzero(w uint64) uint64 { return ((w &^ highs) + (highs - ones) | w) & highs }
 
 // plain is the length of the run of bytes at the start of b that need no
 // care in a string: not a quote, a backslash, a control character or a
@@ -773,37 +810,27 @@ func (d *decoder) key(b []byte) string {
 }
 
 func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
-	d.scratch = d.scratch[:0]
-	simple := true // no fraction, no exponent
-	for {
-		c, ok := d.peek()
-		if !ok || !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-			break
-		}
-		simple = simple && c != '.' && c != 'e' && c != 'E'
-		d.scratch = append(d.scratch, c)
-		d.pos++
-	}
-	text := string(d.scratch) // on the stack: a short number is not kept
-	if !jsonnum.Valid(text) || !simple && hugeExponent(text) {
+	b, simple := d.numText()
+	text := string(b) // on the stack: a short number is not kept
+	f, valid, fits := jsonnum.Float(text)
+	if !valid || !simple && hugeExponent(text) {
 		return false
 	}
 	var rat *big.Rat
 	exact := func() *big.Rat {
 		if rat == nil {
-			rat = d.rat(d.scratch)
+			rat = d.rat(b)
 		}
 		return rat
 	}
 	// Whether a fraction is integral matters only where "integer" is
 	// allowed and "number" is not.
 	integral := simple || n != nil && n.types&typeInteger != 0 && n.types&typeNumber == 0 && exact().IsInt()
-	if !n.allows(typeNumber, integral) || n != nil && n.enum != nil || !n.inRange(text, exact) {
+	if !n.allows(typeNumber, integral) || n != nil && n.enum != nil || !n.inRange(f, fits, exact) {
 		return false
 	}
 	if s != slotNone {
-		f, err := strconv.ParseFloat(text, 64)
-		return err == nil && d.draft.num(s, f)
+		return fits && d.draft.num(s, f)
 	}
 	if !dst.IsValid() {
 		return true
@@ -818,8 +845,7 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 		}
 		dst.SetInt(exact().Num().Int64())
 	case reflect.Float64:
-		f, err := strconv.ParseFloat(text, 64)
-		if err != nil {
+		if !fits {
 			return false
 		}
 		dst.SetFloat(f)
@@ -828,6 +854,45 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 	}
 	return true
 }
+
+// numText reads the bytes of a number (its grammar is checked after),
+// valid until the next read: in the buffer when they end there, else
+// copied to d.scratch. simple: no fraction, no exponent.
+func (d *decoder) numText() (b []byte, simple bool) {
+	d.scratch = d.scratch[:0]
+	var kinds uint8 // numClass of the bytes, or-ed
+	for {
+		i := d.pos
+		for ; i < d.end && numClass[d.buf[i]] != 0; i++ {
+			kinds |= numClass[d.buf[i]]
+		}
+		if i < d.end && len(d.scratch) == 0 {
+			b, d.pos = d.buf[d.pos:i], i
+			return b, kinds&numFancy == 0
+		}
+		d.scratch, d.pos = append(d.scratch, d.buf[d.pos:i]...), i
+		if i < d.end || !d.fill() {
+			return d.scratch, kinds&numFancy == 0
+		}
+	}
+}
+
+// numClass classes the bytes of a number's text: numPlain, digits and
+// signs; numFancy, the point and the exponent's e; 0, any other byte.
+var numClass = func() (t [256]uint8) {
+	for _, c := range "0123456789+-" {
+		t[c] = numPlain
+	}
+	for _, c := range ".eE" {
+		t[c] = numFancy
+	}
+	return t
+}()
+
+const (
+	numPlain = 1 << iota
+	numFancy
+)
 
 // rat is the exact value of the valid number b, not to be changed: the
 // few that recur are made once (a bound such as 0 or 1 is compared
@@ -1047,23 +1112,25 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 		if c != '"' {
 			return false
 		}
-		b, ok := d.str()
-		if !ok {
-			return false
-		}
-		i := m.find(b, k)
+		i := d.predictedKey(m, k)
 		var key *memoKey
 		if i < 0 {
-			resolved, ok := d.resolveKey(m, b)
+			b, ok := d.str()
 			if !ok {
 				return false
 			}
-			if len(m.keys) < maxKeys {
-				i, m.keys = len(m.keys), append(m.keys, resolved)
-			} else if slices.Contains(rest, resolved.name) {
-				return false // a duplicate key: the full validator decides
-			} else {
-				rest, key = append(rest, resolved.name), &resolved
+			if i = m.find(b, k); i < 0 {
+				resolved, ok := d.resolveKey(m, b)
+				if !ok {
+					return false
+				}
+				if len(m.keys) < maxKeys {
+					i, m.keys = len(m.keys), append(m.keys, resolved)
+				} else if slices.Contains(rest, resolved.name) {
+					return false // a duplicate key: the full validator decides
+				} else {
+					rest, key = append(rest, resolved.name), &resolved
+				}
 			}
 		}
 		if i >= 0 {

@@ -2,7 +2,9 @@ package feedback
 
 import (
 	"bytes"
+	"io"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -20,6 +22,27 @@ func FuzzPlain(f *testing.F) {
 			}
 			if got := plain(b[at:]); got != want {
 				t.Fatalf("plain(%q) = %d, want %d", b[at:], got, want)
+			}
+		}
+	})
+}
+
+// FuzzSkipSpace: skipSpace, which scans eight bytes at a time, stops at
+// the first byte that is not JSON whitespace, as a byte at a time does,
+// across buffer refills too.
+func FuzzSkipSpace(f *testing.F) {
+	for _, s := range []string{"", " ", "\n      \"a\"", "\t\r\n x", "        \x00", "\x0b", "  \x1f\x21!", "\r\r\r\r\r\r\r\r\r,"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := bytes.IndexFunc(b, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
+		if want < 0 {
+			want = len(b)
+		}
+		for _, r := range []io.Reader{bytes.NewReader(b), iotest.HalfReader(bytes.NewReader(b))} {
+			d := newDecoder(r, nil)
+			if d.skipSpace(); d.offset() != int64(want) {
+				t.Fatalf("skipSpace(%q) stops at %d, want %d", b, d.offset(), want)
 			}
 		}
 	})

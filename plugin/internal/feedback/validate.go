@@ -801,15 +801,16 @@ func (n *node) checkBytes(b []byte) bool {
 	return n.pattern == nil || n.pattern.match(b)
 }
 
-// inRange applies minimum and maximum to a number's text. A number whose
-// nearest float64 lies strictly inside bounds that are themselves exact
-// float64 values is inside them (rounding to nearest keeps order); any
-// other number is compared exactly.
-func (n *node) inRange(text string, exact func() *big.Rat) bool {
+// inRange applies minimum and maximum to a number whose nearest float64
+// is f (fits: within float64's range) and exact value exact(). A number
+// whose nearest float64 lies strictly inside bounds that are themselves
+// exact float64 values is inside them (rounding to nearest keeps order);
+// any other number is compared exactly.
+func (n *node) inRange(f float64, fits bool, exact func() *big.Rat) bool {
 	if n == nil || n.minimum == nil && n.maximum == nil {
 		return true
 	}
-	if f, err := strconv.ParseFloat(text, 64); err == nil &&
+	if fits &&
 		(n.minimum == nil || n.minFloat.ok && f > n.minFloat.v) && (n.maximum == nil || n.maxFloat.ok && f < n.maxFloat.v) {
 		return true
 	}

@@ -77,11 +77,16 @@ func (r *Run) At(i int) *Case {
 
 // WithTestID yields the indexes of the cases with that test id, in run order.
 func (c caseIDs) WithTestID(id string) iter.Seq[int] {
-	return func(yield func(int) bool) {
-		i, ok := c.r.byID[id]
-		for ok && i >= 0 && yield(c.r.position(i)) {
-			i = c.r.nextID[i]
-		}
+	return func(yield func(int) bool) { c.EachWithTestID(id, yield) }
+}
+
+// EachWithTestID calls yield with the index of each case with that test
+// id, in run order, until it returns false (caseid.TestIDIndex: a Matcher
+// of the run's cases allocates nothing per match).
+func (c caseIDs) EachWithTestID(id string, yield func(int) bool) {
+	i, ok := c.r.byID[id]
+	for ok && i >= 0 && yield(c.r.position(i)) {
+		i = c.r.nextID[i]
 	}
 }
 
