@@ -195,12 +195,25 @@ type decoded struct {
 
 func (d decoded) LoadJSON() (any, error) { return d.doc, nil }
 
-func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) ([]Problem, error) {
+// validateLoaded validates the document l loads with s, prefixing each
+// problem's path with prefix. A panic inside gojsonschema (it dereferences
+// nil on a number it cannot parse, e.g. json.Number(".5"), which tree no
+// longer makes) is an error, not a crash of the command: Validate runs on
+// other goroutines, where a panic would end the process with a stack trace.
+func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) (problems []Problem, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			where := prefix
+			if where == "" {
+				where = RootPath
+			}
+			problems, err = nil, fmt.Errorf("the JSON Schema validator failed on %s: %v", where, v)
+		}
+	}()
 	res, err := s.Validate(l)
 	if err != nil {
 		return nil, err
 	}
-	var problems []Problem
 	for _, re := range res.Errors() {
 		p := problemOf(re)
 		if prefix != "" {

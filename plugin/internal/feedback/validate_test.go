@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xeipuuv/gojsonschema"
+
 	"agentv-review/prompts"
 	"agentv-review/schema"
 )
@@ -326,5 +328,20 @@ func TestValidateIsDeterministic(t *testing.T) {
 		if again, _ := Validate(data); !slices.Equal(again, first) {
 			t.Fatalf("Validate gave\n%v\nthen\n%v", first, again)
 		}
+	}
+}
+
+// TestValidatorPanicIsAnError: gojsonschema dereferences nil on a number
+// it cannot parse; validateLoaded reports that as an error naming the
+// entry (the parallel entry checks would otherwise end the process).
+func TestValidatorPanicIsAnError(t *testing.T) {
+	ss, err := compiledSchemas()
+	if err != nil || ss.entry == nil {
+		t.Fatal(err)
+	}
+	doc := map[string]any{"test_id": "a", "verdict": json.Number(".5")}
+	problems, err := validateLoaded(ss.entry, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case.3")
+	if err == nil || !strings.Contains(err.Error(), "per_case.3") || problems != nil {
+		t.Fatalf("validateLoaded = %v, %v; want an error naming per_case.3", problems, err)
 	}
 }
