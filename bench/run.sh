@@ -7,7 +7,8 @@
 #
 # For each generated run (every size in every layout) it times (best of
 # --repeat, wall clock; peak RSS from /usr/bin/time): agentv-review status
-# --json, list --json and show --json of the middle case, `agentv results
+# --json, list --json and show --json of the middle case (by its ref, as list
+# prints it, and by its position #N), `agentv results
 # summary` (AgentV 4.42.4; reads only the 4.42.4 layout), jq selecting
 # failures from the manifest, and wc -l on the manifest. For the 442 runs of
 # at most 100k rows it then reviews the run: apply of one agent answer per
@@ -172,8 +173,8 @@ check() { # label ok(0/1) detail
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '\n%-13s %8s %10s %8s | %-20s %-20s %-20s %-22s %-12s %-10s | %9s %9s %8s %8s\n' \
-	run rows manifest gen status list show "agentv summary" jq "wc -l" status/wc agentv/st list/st show/st
+printf '\n%-13s %8s %10s %8s | %-20s %-20s %-20s %-11s %-22s %-12s %-10s | %9s %9s %8s %8s %8s\n' \
+	run rows manifest gen status list "show REF" "show #N" "agentv summary" jq "wc -l" status/wc agentv/st list/st show/st "#N/st"
 RESULTS=()
 for name in "${NAMES[@]}"; do
 	dir="$RUNS/$name"
@@ -184,13 +185,18 @@ for name in "${NAMES[@]}"; do
 	target="$dir/$RUN_ID"
 	[ "${name%%-*}" = flat ] && target="$manifest"
 
-	st_ms=- st_kb="" li_ms=- li_kb="" sh_ms=- sh_kb="" av_ms=- av_kb="" av_to=0 jq_ms=-
+	st_ms=- st_kb="" li_ms=- li_kb="" sh_ms=- sh_kb="" sn_ms=- av_ms=- av_kb="" av_to=0 jq_ms=-
 	if [ -n "$BIN" ]; then
 		measure 0 "$BIN" status --json "$target"
 		st_ms=$BEST_MS st_kb=$BEST_KB
 		measure 0 "$BIN" list --json "$target"
 		li_ms=$BEST_MS li_kb=$BEST_KB
-		measure 0 "$BIN" show --json "$target" "#$(($(jq -r .cases "$dir/gen.json") / 2))"
+		middle="#$(($(jq -r .cases "$dir/gen.json") / 2))"
+		measure 0 "$BIN" show --json "$target" "$middle"
+		sn_ms=$BEST_MS
+		# the same case by its ref, as list prints it
+		ref=$("$BIN" show --json "$target" "$middle" 2>/dev/null | jq -r .ref)
+		measure 0 "$BIN" show --json "$target" "$ref"
 		sh_ms=$BEST_MS sh_kb=$BEST_KB
 	fi
 	if [ -n "$AGENTV" ] && [ "${name%%-*}" = 442 ]; then
@@ -209,9 +215,10 @@ for name in "${NAMES[@]}"; do
 	[ "$av_to" = 1 ] && av_st=">$av_st"
 	li_st=$(ratio "$li_ms" "$st_ms")
 	sh_st=$(ratio "$sh_ms" "$st_ms")
-	printf '%-13s %8s %10s %7ss | %-20s %-20s %-20s %-22s %-12s %-10s | %9s %9s %8s %8s\n' \
-		"$name" "$rows" "$mb" "$gen_s" "$(fmt_ms "$st_ms" "$st_kb")" "$(fmt_ms "$li_ms" "$li_kb")" "$(fmt_ms "$sh_ms" "$sh_kb")" \
-		"$(fmt_ms "$av_ms" "$av_kb" "$av_to")" "$(fmt_ms "$jq_ms")" "$(fmt_ms "$wc_ms")" "$st_wc" "$av_st" "$li_st" "$sh_st"
+	sn_st=$(ratio "$sn_ms" "$st_ms")
+	printf '%-13s %8s %10s %7ss | %-20s %-20s %-20s %-11s %-22s %-12s %-10s | %9s %9s %8s %8s %8s\n' \
+		"$name" "$rows" "$mb" "$gen_s" "$(fmt_ms "$st_ms" "$st_kb")" "$(fmt_ms "$li_ms" "$li_kb")" "$(fmt_ms "$sh_ms" "$sh_kb")" "$(fmt_ms "$sn_ms")" \
+		"$(fmt_ms "$av_ms" "$av_kb" "$av_to")" "$(fmt_ms "$jq_ms")" "$(fmt_ms "$wc_ms")" "$st_wc" "$av_st" "$li_st" "$sh_st" "$sn_st"
 	RESULTS+=("$name|$rows|$st_ms|$st_kb|$li_ms|$li_kb|$sh_ms|$sh_kb|$st_wc|$av_st|$li_st|$sh_st")
 done
 echo "(agentv summary: 4.42.4 reads only the 442 layout; '>N s' = stopped after --agentv-timeout, the ratio is then a lower bound)"
