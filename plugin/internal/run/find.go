@@ -19,7 +19,7 @@ func (c *Case) ID() caseid.ID {
 // CaseIDs is the run's cases as a caseid.Cases, for resolving references
 // and matching feedback entries.
 func (r *Run) CaseIDs() caseid.Cases {
-	if len(r.nextID) != len(r.Cases) {
+	if len(r.nextID) != r.slots() {
 		r.indexIDs()
 	}
 	return caseIDs{r}
@@ -29,10 +29,10 @@ func (r *Run) CaseIDs() caseid.Cases {
 // the first case with an id, nextID[i] that of the next one after case i
 // (-1 at the end), two int32 per case instead of a slice per id.
 func (r *Run) indexIDs() {
-	r.byID = make(map[string]int32, len(r.Cases))
-	r.nextID = make([]int32, len(r.Cases))
-	for i := len(r.Cases) - 1; i >= 0; i-- {
-		id := r.Cases[i].TestID
+	r.byID = make(map[string]int32, r.slots())
+	r.nextID = make([]int32, r.slots())
+	for i := r.slots() - 1; i >= 0; i-- {
+		id := r.slotTestID(i)
 		next, ok := r.byID[id]
 		if !ok {
 			next = -1
@@ -49,6 +49,9 @@ func (c caseIDs) ID(i int) caseid.ID { return c.r.At(i).ID() }
 // Len is the number of cases in the run: under Read(keep), those not
 // kept too.
 func (r *Run) Len() int {
+	if r.compact != nil {
+		return r.compact.len()
+	}
 	if r.tallied != nil {
 		return len(r.firsts)
 	}
@@ -65,6 +68,9 @@ func (r *Run) position(slot int32) int {
 
 // At returns the case at position i, nil when Read(keep) did not keep it.
 func (r *Run) At(i int) *Case {
+	if r.compact != nil {
+		return r.compact.at(i)
+	}
 	if r.tallied == nil {
 		return r.Cases[i]
 	}
@@ -120,6 +126,9 @@ func (e *NotKeptError) Error() string {
 func (r *Run) Counts() (passed, failed, errored int) {
 	if t := r.tallied; t != nil {
 		return t[0], t[1], t[2]
+	}
+	if r.compact != nil {
+		return r.compactCounts[0], r.compactCounts[1], r.compactCounts[2]
 	}
 	for _, c := range r.Cases {
 		switch c.Outcome {

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"agentv-review/bench/gen/genrun"
@@ -18,33 +19,7 @@ import (
 // folders included), found and named alike; a position whose case was
 // not kept is reported as such, and TestIDAt names its test id.
 func TestKeep(t *testing.T) {
-	gen := func(write func(string, genrun.Options) (genrun.Stats, error), rows int) string {
-		dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
-		if _, err := write(dir, genrun.Options{Rows: rows, Seed: 3}); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
-	runs := map[string]string{
-		"generated 4.42.4": gen(genrun.Write442, 1000), // duplicate rows, multi-target shared folders
-		"generated v5":     gen(genrun.WriteV5, 500),
-		"v5 samples":       upstream(t, "01-v5-samples-pass"),
-		"trials":           upstream(t, "04-v5next-trials-22rows-root-index"),
-		"flat v1":          upstream(t, "07-flat-jsonl-v1-legacy"),
-	}
-	for _, name := range []string{"core-pass-fail-error", "multi-target-v1-v2", "rerun-failed-duplicate-rows", "trials-mean-flaky"} {
-		runs[name] = filepath.Join(corpus, "runs", name)
-	}
-	// Folders shared across test ids, the last writer kept or not, and a
-	// duplicate row whose first copy comes before other cases.
-	shared := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
-	writeFiles(t, shared, map[string]string{"index.jsonl": "" +
-		`{"test_id":"a","target":"x","score":1,"result_dir":"one"}` + "\n" +
-		`{"test_id":"b","target":"y","score":0,"result_dir":"one"}` + "\n" +
-		`{"test_id":"c","target":"x","score":1,"result_dir":"two"}` + "\n" +
-		`{"test_id":"a","target":"x","score":0.5,"result_dir":"two"}` + "\n" +
-		`{"test_id":"d","target":"z","score":1,"result_dir":"one"}` + "\n"})
-	runs["shared folders"] = shared
+	runs := readModeRuns(t)
 	half := func(id string) bool {
 		h := fnv.New32a()
 		h.Write([]byte(id))
@@ -111,5 +86,86 @@ func TestKeep(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// readModeRuns are the runs TestKeep and TestCompact read in every mode:
+// runs of every era, generated runs with duplicate rows and multi-target
+// shared folders, and folders shared across test ids.
+func readModeRuns(t *testing.T) map[string]string {
+	gen := func(write func(string, genrun.Options) (genrun.Stats, error), rows int) string {
+		dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+		if _, err := write(dir, genrun.Options{Rows: rows, Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	runs := map[string]string{
+		"generated 4.42.4": gen(genrun.Write442, 1000), // duplicate rows, multi-target shared folders
+		"generated v5":     gen(genrun.WriteV5, 500),
+		"v5 samples":       upstream(t, "01-v5-samples-pass"),
+		"trials":           upstream(t, "04-v5next-trials-22rows-root-index"),
+		"flat v1":          upstream(t, "07-flat-jsonl-v1-legacy"),
+	}
+	for _, name := range []string{"core-pass-fail-error", "multi-target-v1-v2", "rerun-failed-duplicate-rows", "trials-mean-flaky"} {
+		runs[name] = filepath.Join(corpus, "runs", name)
+	}
+	// Folders shared across test ids, the last writer kept or not, and a
+	// duplicate row whose first copy comes before other cases.
+	shared := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+	writeFiles(t, shared, map[string]string{"index.jsonl": "" +
+		`{"test_id":"a","target":"x","score":1,"result_dir":"one"}` + "\n" +
+		`{"test_id":"b","target":"y","score":0,"result_dir":"one"}` + "\n" +
+		`{"test_id":"c","target":"x","score":1,"result_dir":"two"}` + "\n" +
+		`{"test_id":"a","target":"x","score":0.5,"result_dir":"two"}` + "\n" +
+		`{"test_id":"d","target":"z","score":1,"result_dir":"one"}` + "\n"})
+	runs["shared folders"] = shared
+	return runs
+}
+
+// TestCompact reads the runs of TestKeep whole and under Options.Compact:
+// the run's size, counts, rows and warnings are the same, and the Case At
+// makes for each position is the one Open makes but for what a compact
+// read does not keep (Loc, Error, Duplicates, OverwrittenBy), named,
+// found and indexed alike.
+func TestCompact(t *testing.T) {
+	for name, dir := range readModeRuns(t) {
+		t.Run(name, func(t *testing.T) {
+			full := mustOpen(t, dir, Options{Outline: true})
+			r := mustOpen(t, dir, Options{Outline: true, Compact: true})
+			if r.Cases != nil {
+				t.Fatalf("a compact read keeps Cases")
+			}
+			fp, ff, fe := full.Counts()
+			p, f, e := r.Counts()
+			if r.Len() != len(full.Cases) || r.Rows != full.Rows || [3]int{p, f, e} != [3]int{fp, ff, fe} {
+				t.Fatalf("%d cases, %d rows, counts %d/%d/%d; want %d, %d, %d/%d/%d", r.Len(), r.Rows, p, f, e, len(full.Cases), full.Rows, fp, ff, fe)
+			}
+			if !reflect.DeepEqual(r.Warnings, full.Warnings) {
+				t.Fatalf("warnings %v, want %v", r.Warnings, full.Warnings)
+			}
+			ids := r.CaseIDs()
+			for i, c := range full.Cases {
+				want := *c
+				want.Loc, want.Error, want.Duplicates, want.OverwrittenBy = RowLoc{}, "", 0, ""
+				got := r.At(i)
+				if !reflect.DeepEqual(*got, want) {
+					t.Fatalf("case %d:\n got %+v\nwant %+v", i, *got, want)
+				}
+				ref := full.Ref(c)
+				if r.Ref(got) != ref {
+					t.Errorf("case %d: Ref %q, want %q", i, r.Ref(got), ref)
+				}
+				if found, err := r.Find(ref); err != nil || found.Index != c.Index {
+					t.Errorf("Find(%q) = %v, %v; want case %d", ref, found, err, i)
+				}
+				if id, err := r.TestIDAt(i); err != nil || id != c.TestID {
+					t.Errorf("TestIDAt(%d) = %q, %v", i, id, err)
+				}
+				if !slices.Equal(slices.Collect(ids.WithTestID(c.TestID)), slices.Collect(full.CaseIDs().WithTestID(c.TestID))) {
+					t.Errorf("case %d: cases with its test id differ", i)
+				}
+			}
+		})
 	}
 }

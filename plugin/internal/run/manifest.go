@@ -24,8 +24,12 @@ func (r *Run) readManifest(file, rel string) error {
 	defer f.Close()
 	cfg := parseConfig{outline: r.opts.Outline, seed: maphash.MakeSeed(), keep: r.keep}
 	var t *tally
-	if cfg.keep != nil {
-		t, cfg.tally = &tally{}, newTallySeeds()
+	var cc *compactCases
+	if r.opts.Compact && cfg.keep == nil {
+		cc = newCompactCases()
+	}
+	if cfg.keep != nil || cc != nil {
+		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true
 	}
 	p := startPipeline(f, cfg)
 	defer p.stop()
@@ -64,6 +68,12 @@ blocks:
 				}
 				continue
 			}
+			if cc != nil {
+				if err := cc.add(c, n, rel); err != nil {
+					return err
+				}
+				continue
+			}
 			c.Loc.Line = int32(n)
 			c.Loc.Offset += b.off
 			i, dup := seen.index(c, row.eval, r.Cases)
@@ -97,7 +107,12 @@ blocks:
 		}
 		base += b.lines
 	}
-	if t != nil {
+	switch {
+	case cc != nil:
+		cc.finish(t.cases())
+		r.compact, r.compactCounts = cc, t.counts
+		dupes, firstDupe = t.dupes, t.first
+	case t != nil:
 		t.finish()
 		r.tallied, r.firsts = &t.counts, t.firsts
 		dupes, firstDupe = t.dupes, t.first
