@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 )
 
@@ -96,13 +97,37 @@ func (cc *compactCases) testID(i int) string {
 	return cc.ids.String()[row.start:row.end]
 }
 
-// at makes the Case at position i. It has no Loc, Error, Duplicates or
-// OverwrittenBy (and, under Options.Outline, no EvalPath): it is not one
-// for Detail.
-func (cc *compactCases) at(i int) *Case {
-	c := cc.shapes[cc.rows[i].shape]
+// fill sets *c to the case at position i. It has no Loc, Error,
+// Duplicates or OverwrittenBy (and, under Options.Outline, no EvalPath):
+// it is not one for Detail.
+func (cc *compactCases) fill(i int, c *Case) {
+	*c = cc.shapes[cc.rows[i].shape]
 	c.Index, c.TestID, c.Score = int32(i), cc.testID(i), cc.scores[i]
-	return &c
+}
+
+// id is the identity of the case at position i, made without a Case.
+func (cc *compactCases) id(i int) caseid.ID {
+	sh := &cc.shapes[cc.rows[i].shape]
+	return caseid.ID{Suite: sh.Suite, TestID: cc.testID(i), Target: sh.Target, Variant: sh.Variant}
+}
+
+// CaseAt sets *c to the case at position pos, as At gives it, without
+// making one: a loop over every case of a compact read needs one Case.
+// pos must be a case Read kept.
+func (r *Run) CaseAt(pos int, c *Case) {
+	if r.compact != nil {
+		r.compact.fill(pos, c)
+		return
+	}
+	*c = *r.At(pos)
+}
+
+// idAt is the identity of the case at position i.
+func (r *Run) idAt(i int) caseid.ID {
+	if r.compact != nil {
+		return r.compact.id(i)
+	}
+	return r.At(i).ID()
 }
 
 // slots is how many cases the test_id index covers: r.Cases, or under

@@ -19,32 +19,16 @@ func (c *Case) ID() caseid.ID {
 // CaseIDs is the run's cases as a caseid.Cases, for resolving references
 // and matching feedback entries.
 func (r *Run) CaseIDs() caseid.Cases {
-	if len(r.nextID) != r.slots() {
-		r.indexIDs()
+	if len(r.ids.next) != r.slots() {
+		r.ids = newIDIndex(r.slots(), r.slotTestID)
 	}
 	return caseIDs{r}
-}
-
-// indexIDs builds the test_id index of r.Cases: byID holds the index of
-// the first case with an id, nextID[i] that of the next one after case i
-// (-1 at the end), two int32 per case instead of a slice per id.
-func (r *Run) indexIDs() {
-	r.byID = make(map[string]int32, r.slots())
-	r.nextID = make([]int32, r.slots())
-	for i := r.slots() - 1; i >= 0; i-- {
-		id := r.slotTestID(i)
-		next, ok := r.byID[id]
-		if !ok {
-			next = -1
-		}
-		r.nextID[i], r.byID[id] = next, int32(i)
-	}
 }
 
 type caseIDs struct{ r *Run }
 
 func (c caseIDs) Len() int           { return c.r.Len() }
-func (c caseIDs) ID(i int) caseid.ID { return c.r.At(i).ID() }
+func (c caseIDs) ID(i int) caseid.ID { return c.r.idAt(i) }
 
 // Len is the number of cases in the run: under Read(keep), those not
 // kept too.
@@ -69,7 +53,9 @@ func (r *Run) position(slot int32) int {
 // At returns the case at position i, nil when Read(keep) did not keep it.
 func (r *Run) At(i int) *Case {
 	if r.compact != nil {
-		return r.compact.at(i)
+		c := new(Case)
+		r.compact.fill(i, c)
+		return c
 	}
 	if r.tallied == nil {
 		return r.Cases[i]
@@ -84,9 +70,9 @@ func (r *Run) At(i int) *Case {
 // WithTestID yields the indexes of the cases with that test id, in run order.
 func (c caseIDs) WithTestID(id string) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		i, ok := c.r.byID[id]
-		for ok && i >= 0 && yield(c.r.position(i)) {
-			i = c.r.nextID[i]
+		i := c.r.ids.first(id, c.r.slotTestID)
+		for i >= 0 && yield(c.r.position(i)) {
+			i = c.r.ids.next[i]
 		}
 	}
 }

@@ -126,8 +126,8 @@ func readModeRuns(t *testing.T) map[string]string {
 // TestCompact reads the runs of TestKeep whole and under Options.Compact:
 // the run's size, counts, rows and warnings are the same, and the Case At
 // makes for each position is the one Open makes but for what a compact
-// read does not keep (Loc, Error, Duplicates, OverwrittenBy), named,
-// found and indexed alike.
+// read does not keep (Loc, Error, Duplicates, OverwrittenBy), and so is
+// the one CaseAt sets; the cases are named, found and indexed alike.
 func TestCompact(t *testing.T) {
 	for name, dir := range readModeRuns(t) {
 		t.Run(name, func(t *testing.T) {
@@ -149,8 +149,13 @@ func TestCompact(t *testing.T) {
 				want := *c
 				want.Loc, want.Error, want.Duplicates, want.OverwrittenBy = RowLoc{}, "", 0, ""
 				got := r.At(i)
-				if !reflect.DeepEqual(*got, want) {
-					t.Fatalf("case %d:\n got %+v\nwant %+v", i, *got, want)
+				var at Case
+				r.CaseAt(i, &at)
+				if !reflect.DeepEqual(*got, want) || !reflect.DeepEqual(at, want) {
+					t.Fatalf("case %d:\n got %+v\n and %+v\nwant %+v", i, *got, at, want)
+				}
+				if ids.ID(i) != full.CaseIDs().ID(i) {
+					t.Errorf("case %d: ID %+v, want %+v", i, ids.ID(i), full.CaseIDs().ID(i))
 				}
 				ref := full.Ref(c)
 				if r.Ref(got) != ref {

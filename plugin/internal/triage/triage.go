@@ -79,19 +79,22 @@ type Item struct {
 	Pos     int32  // the case's position in its run (Case.Index)
 }
 
-// Cases are the cases of a run by position, as RankAll reads them: a run
-// read under run.Options.Compact makes each Case anew when asked.
+// Cases are the cases of a run by position, as RankAll reads them (a
+// run.Run): CaseAt sets *c to the case at pos, so that a run read under
+// run.Options.Compact makes no Case per case.
 type Cases interface {
 	Len() int
-	At(pos int) *run.Case
+	CaseAt(pos int, c *run.Case)
 }
 
-// caseIn is the item's case: its Case, else the one at its position in cs.
-func (it Item) caseIn(cs Cases) *run.Case {
+// caseIn is the item's case: its Case, else the one at its position in
+// cs, set in *scratch.
+func (it Item) caseIn(cs Cases, scratch *run.Case) *run.Case {
 	if it.Case != nil {
 		return it.Case
 	}
-	return cs.At(int(it.Pos))
+	cs.CaseAt(int(it.Pos), scratch)
+	return scratch
 }
 
 // Suspicious reports whether the item belongs in the default review scope.
@@ -112,8 +115,10 @@ func Rank(cases []*run.Case) []Item {
 // Reasons needs the item's Case set.
 func RankAll(cs Cases) []Item {
 	items := make([]Item, cs.Len())
+	var c run.Case
 	for i := range items {
-		items[i] = Classify(cs.At(i))
+		cs.CaseAt(i, &c)
+		items[i] = Classify(&c)
 		items[i].Case = nil
 	}
 	sortItems(items)
@@ -144,9 +149,10 @@ func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 // RankAll).
 func WithHistoryIn(cs Cases, items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 	out := slices.Clone(items)
+	var scratch run.Case
 	for i := range out {
 		it := &out[i]
-		c := it.caseIn(cs)
+		c := it.caseIn(cs, &scratch)
 		past := earlier(c)
 		if len(past) == 0 {
 			continue
@@ -378,7 +384,8 @@ func SelectIn(cs Cases, items []Item, scope string, filter Filter) ([]Item, erro
 		if filter.match == nil {
 			return nil, clierr.Usage("scope filter needs a filter expression", "pass --filter EXPR")
 		}
-		keep = func(it Item) bool { return filter.match(it.caseIn(cs)) }
+		var scratch run.Case
+		keep = func(it Item) bool { return filter.match(it.caseIn(cs, &scratch)) }
 	default:
 		return nil, clierr.Usage(fmt.Sprintf("unknown scope %q", scope), "scopes: suspicious, failures, all, filter")
 	}

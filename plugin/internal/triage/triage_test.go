@@ -212,8 +212,8 @@ func TestWithHistory(t *testing.T) {
 // sliceCases are cases by position, as triage.Cases.
 type sliceCases []*run.Case
 
-func (s sliceCases) Len() int             { return len(s) }
-func (s sliceCases) At(pos int) *run.Case { c := *s[pos]; return &c }
+func (s sliceCases) Len() int                    { return len(s) }
+func (s sliceCases) CaseAt(pos int, c *run.Case) { *c = *s[pos] }
 
 // TestRankAll holds RankAll, WithHistoryIn and SelectIn to Rank,
 // WithHistory and Select: the same items in the same order, holding
