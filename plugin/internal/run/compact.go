@@ -16,7 +16,8 @@ import (
 // deduplicated by the tally's hashes (see tally): every row is added,
 // then each case's winning row is moved to the case's position.
 type compactCases struct {
-	ids    strings.Builder // test ids of every row; never rewritten, so slices of String stay valid
+	ids    strings.Builder // test ids of every row, until finished
+	all    string          // ids, once finished, without the room the builder grew
 	rows   []compactRow    // by position once finished; by row until then
 	scores []float64       // beside rows
 	lines  []uint32        // the line of each row, until finished
@@ -86,15 +87,17 @@ func (cc *compactCases) finish(cases [][2]uint32) {
 		w, _ := slices.BinarySearch(cc.lines, c[1])
 		cc.rows[p], cc.scores[p] = cc.rows[w], cc.scores[w]
 	}
-	cc.rows, cc.scores = slices.Clip(cc.rows[:len(cases)]), slices.Clip(cc.scores[:len(cases)])
-	cc.lines, cc.shapeOf = nil, nil
+	// Copies without the room append grew: they are most of what is left.
+	cc.rows, cc.scores = slices.Clone(cc.rows[:len(cases)]), slices.Clone(cc.scores[:len(cases)])
+	cc.all = strings.Clone(cc.ids.String())
+	cc.ids, cc.lines, cc.shapeOf = strings.Builder{}, nil, nil
 }
 
 func (cc *compactCases) len() int { return len(cc.rows) }
 
 func (cc *compactCases) testID(i int) string {
 	row := cc.rows[i]
-	return cc.ids.String()[row.start:row.end]
+	return cc.all[row.start:row.end]
 }
 
 // fill sets *c to the case at position i. It has no Loc, Error,
