@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"reflect"
@@ -123,54 +124,82 @@ func readModeRuns(t *testing.T) map[string]string {
 	return runs
 }
 
-// TestCompact reads the runs of TestKeep whole and under Options.Compact:
-// the run's size, counts, rows and warnings are the same, and the Case At
-// makes for each position is the one Open makes but for what a compact
-// read does not keep (Loc, Error, Duplicates, OverwrittenBy), and so is
-// the one CaseAt sets; the cases are named, found and indexed alike.
+// TestCompact reads the runs of TestKeep whole and under Options.Compact
+// (sameCompact).
 func TestCompact(t *testing.T) {
 	for name, dir := range readModeRuns(t) {
 		t.Run(name, func(t *testing.T) {
-			full := mustOpen(t, dir, Options{Outline: true})
-			r := mustOpen(t, dir, Options{Outline: true, Compact: true})
-			if r.Cases != nil {
-				t.Fatalf("a compact read keeps Cases")
-			}
-			fp, ff, fe := full.Counts()
-			p, f, e := r.Counts()
-			if r.Len() != len(full.Cases) || r.Rows != full.Rows || [3]int{p, f, e} != [3]int{fp, ff, fe} {
-				t.Fatalf("%d cases, %d rows, counts %d/%d/%d; want %d, %d, %d/%d/%d", r.Len(), r.Rows, p, f, e, len(full.Cases), full.Rows, fp, ff, fe)
-			}
-			if !reflect.DeepEqual(r.Warnings, full.Warnings) {
-				t.Fatalf("warnings %v, want %v", r.Warnings, full.Warnings)
-			}
-			ids := r.CaseIDs()
-			for i, c := range full.Cases {
-				want := *c
-				want.Loc, want.Error, want.Duplicates, want.OverwrittenBy = RowLoc{}, "", 0, ""
-				got := r.At(i)
-				var at Case
-				r.CaseAt(i, &at)
-				if !reflect.DeepEqual(*got, want) || !reflect.DeepEqual(at, want) {
-					t.Fatalf("case %d:\n got %+v\n and %+v\nwant %+v", i, *got, at, want)
-				}
-				if ids.ID(i) != full.CaseIDs().ID(i) {
-					t.Errorf("case %d: ID %+v, want %+v", i, ids.ID(i), full.CaseIDs().ID(i))
-				}
-				ref := full.Ref(c)
-				if r.Ref(got) != ref {
-					t.Errorf("case %d: Ref %q, want %q", i, r.Ref(got), ref)
-				}
-				if found, err := r.Find(ref); err != nil || found.Index != c.Index {
-					t.Errorf("Find(%q) = %v, %v; want case %d", ref, found, err, i)
-				}
-				if id, err := r.TestIDAt(i); err != nil || id != c.TestID {
-					t.Errorf("TestIDAt(%d) = %q, %v", i, id, err)
-				}
-				if !slices.Equal(slices.Collect(ids.WithTestID(c.TestID)), slices.Collect(full.CaseIDs().WithTestID(c.TestID))) {
-					t.Errorf("case %d: cases with its test id differ", i)
-				}
-			}
+			sameCompact(t, mustOpen(t, dir, Options{Outline: true}), mustOpen(t, dir, Options{Outline: true, Compact: true}))
 		})
+	}
+}
+
+// FuzzCompact: for any manifest, a compact read fails as the full read
+// does, or reads the same run (sameCompact): duplicates, blank lines, a
+// truncated last line and bad rows included.
+func FuzzCompact(f *testing.F) {
+	f.Add("{\"test_id\":\"a\",\"score\":1}\n\n{\"test_id\":\"b\",\"target\":\"x\",\"score\":0.5,\"result_dir\":\"one\"}\n{\"test_id\":\"a\",\"score\":0}\n{\"test_id\":\"b\"")
+	f.Add("{\"test_id\":\"a\",\"score\":1,\"scores\":[{\"type\":\"t\",\"verdict\":\"fail\"}]}\n{\"test_id\":\"a\",\"variant\":\"v\",\"score\":1,\"samples\":[{\"status\":\"pass\"}]}\n")
+	f.Add("{\"test_id\":\"a\",\"score\":1}\n{\"test_id\":\"a\"}\n")
+	f.Fuzz(func(t *testing.T, manifest string) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"index.jsonl": manifest})
+		full, ferr := Open(dir, Options{Outline: true})
+		r, err := Open(dir, Options{Outline: true, Compact: true})
+		if ferr != nil || err != nil {
+			if fmt.Sprint(err) != fmt.Sprint(ferr) {
+				t.Fatalf("compact read: %v; full read: %v", err, ferr)
+			}
+			return
+		}
+		sameCompact(t, full, r)
+	})
+}
+
+// sameCompact checks that r, a compact read, read the run full read: the
+// run's size, counts, rows and warnings are the same, and the Case At
+// makes for each position is full's but for what a compact read does not
+// keep (Loc, Error, Duplicates, OverwrittenBy), and so is the one CaseAt
+// sets; the cases are named, found and indexed alike.
+func sameCompact(t *testing.T, full, r *Run) {
+	t.Helper()
+	if r.Cases != nil {
+		t.Fatalf("a compact read keeps Cases")
+	}
+	fp, ff, fe := full.Counts()
+	p, f, e := r.Counts()
+	if r.Len() != len(full.Cases) || r.Rows != full.Rows || [3]int{p, f, e} != [3]int{fp, ff, fe} {
+		t.Fatalf("%d cases, %d rows, counts %d/%d/%d; want %d, %d, %d/%d/%d", r.Len(), r.Rows, p, f, e, len(full.Cases), full.Rows, fp, ff, fe)
+	}
+	if !reflect.DeepEqual(r.Warnings, full.Warnings) {
+		t.Fatalf("warnings %v, want %v", r.Warnings, full.Warnings)
+	}
+	ids := r.CaseIDs()
+	for i, c := range full.Cases {
+		want := *c
+		want.Loc, want.Error, want.Duplicates, want.OverwrittenBy = RowLoc{}, "", 0, ""
+		got := r.At(i)
+		var at Case
+		r.CaseAt(i, &at)
+		if !reflect.DeepEqual(*got, want) || !reflect.DeepEqual(at, want) {
+			t.Fatalf("case %d:\n got %+v\n and %+v\nwant %+v", i, *got, at, want)
+		}
+		if ids.ID(i) != full.CaseIDs().ID(i) {
+			t.Errorf("case %d: ID %+v, want %+v", i, ids.ID(i), full.CaseIDs().ID(i))
+		}
+		ref := full.Ref(c)
+		if r.Ref(got) != ref {
+			t.Errorf("case %d: Ref %q, want %q", i, r.Ref(got), ref)
+		}
+		wantFound, wantErr := full.Find(ref)
+		if found, err := r.Find(ref); fmt.Sprint(err) != fmt.Sprint(wantErr) || err == nil && found.Index != wantFound.Index {
+			t.Errorf("Find(%q) = %v, %v; want %v, %v", ref, found, err, wantFound, wantErr)
+		}
+		if id, err := r.TestIDAt(i); err != nil || id != c.TestID {
+			t.Errorf("TestIDAt(%d) = %q, %v", i, id, err)
+		}
+		if !slices.Equal(slices.Collect(ids.WithTestID(c.TestID)), slices.Collect(full.CaseIDs().WithTestID(c.TestID))) {
+			t.Errorf("case %d: cases with its test id differ", i)
+		}
 	}
 }
