@@ -106,23 +106,25 @@ func runList(s *Streams, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: true}, nil)
+	// A compact read: a few dozen bytes a case, each Case made when an
+	// item needs it (caseOf), so a million-case list stays small.
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: true, Compact: true}, nil)
 	if err != nil {
 		return err
 	}
-	ranked := st.ranked()
+	ranked := triage.RankAll(st.run)
 	if earlier, err := earlierRuns(st, "", false); err == nil {
 		if history := earlierOutcomes(earlier); history != nil {
-			ranked = triage.WithHistory(ranked, history) // regressed, errored before, flipped across runs
+			ranked = triage.WithHistoryIn(st.run, ranked, history) // regressed, errored before, flipped across runs
 		}
 	}
-	items, err := triage.Select(ranked, scope, filter)
+	items, err := triage.SelectIn(st.run, ranked, scope, filter)
 	if err != nil {
 		return err
 	}
 	// Entries are made as they are written, on every core (inOrder): a
 	// 100k-case list is never whole in memory.
-	rep := listReport{RunID: st.run.ID, Scope: scope, Total: len(st.run.Cases), Cases: []listEntry{}}
+	rep := listReport{RunID: st.run.ID, Scope: scope, Total: st.run.Len(), Cases: []listEntry{}}
 	st.run.CaseIDs() // builds the test_id index Ref reads, before the workers share it
 	if o.JSON {
 		return writeJSONStream(s.Out, rep, len(items), func(b []byte, i int) ([]byte, error) {
@@ -134,7 +136,16 @@ func runList(s *Streams, o listOptions) error {
 	return nil
 }
 
+// caseOf is it with its Case, made from the compact read.
+func (st *runState) caseOf(it triage.Item) triage.Item {
+	if it.Case == nil {
+		it.Case = st.run.At(int(it.Pos))
+	}
+	return it
+}
+
 func (st *runState) listEntry(rank int, it triage.Item) listEntry {
+	it = st.caseOf(it)
 	e := listEntry{Rank: rank, caseSummary: st.summary(it)}
 	state, j, _ := st.state(it.Case, false) // reads no file: cannot fail
 	e.State = state
@@ -152,7 +163,7 @@ func (st *runState) printList(s *Streams, rep listReport, items []triage.Item) {
 	inOrder(len(items), func(lo, hi int, w *int) error {
 		*w = 0
 		for _, it := range items[lo:hi] {
-			*w = max(*w, min(40, termtext.Width(termtext.SanitizeLine(st.run.Ref(it.Case)))))
+			*w = max(*w, min(40, termtext.Width(termtext.SanitizeLine(st.run.Ref(st.caseOf(it).Case)))))
 		}
 		return nil
 	}, func(w *int) error {

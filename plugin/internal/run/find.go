@@ -19,36 +19,23 @@ func (c *Case) ID() caseid.ID {
 // CaseIDs is the run's cases as a caseid.Cases, for resolving references
 // and matching feedback entries.
 func (r *Run) CaseIDs() caseid.Cases {
-	if len(r.nextID) != len(r.Cases) {
-		r.indexIDs()
+	if len(r.ids.next) != r.slots() {
+		r.ids = newIDIndex(r.slots(), r.slotTestID)
 	}
 	return caseIDs{r}
-}
-
-// indexIDs builds the test_id index of r.Cases: byID holds the index of
-// the first case with an id, nextID[i] that of the next one after case i
-// (-1 at the end), two int32 per case instead of a slice per id.
-func (r *Run) indexIDs() {
-	r.byID = make(map[string]int32, len(r.Cases))
-	r.nextID = make([]int32, len(r.Cases))
-	for i := len(r.Cases) - 1; i >= 0; i-- {
-		id := r.Cases[i].TestID
-		next, ok := r.byID[id]
-		if !ok {
-			next = -1
-		}
-		r.nextID[i], r.byID[id] = next, int32(i)
-	}
 }
 
 type caseIDs struct{ r *Run }
 
 func (c caseIDs) Len() int           { return c.r.Len() }
-func (c caseIDs) ID(i int) caseid.ID { return c.r.At(i).ID() }
+func (c caseIDs) ID(i int) caseid.ID { return c.r.idAt(i) }
 
 // Len is the number of cases in the run: under Read(keep), those not
 // kept too.
 func (r *Run) Len() int {
+	if r.compact != nil {
+		return r.compact.len()
+	}
 	if r.tallied != nil {
 		return len(r.firsts)
 	}
@@ -65,6 +52,11 @@ func (r *Run) position(slot int32) int {
 
 // At returns the case at position i, nil when Read(keep) did not keep it.
 func (r *Run) At(i int) *Case {
+	if r.compact != nil {
+		c := new(Case)
+		r.compact.fill(i, c)
+		return c
+	}
 	if r.tallied == nil {
 		return r.Cases[i]
 	}
@@ -84,9 +76,9 @@ func (c caseIDs) WithTestID(id string) iter.Seq[int] {
 // id, in run order, until it returns false (caseid.TestIDIndex: a Matcher
 // of the run's cases allocates nothing per match).
 func (c caseIDs) EachWithTestID(id string, yield func(int) bool) {
-	i, ok := c.r.byID[id]
-	for ok && i >= 0 && yield(c.r.position(i)) {
-		i = c.r.nextID[i]
+	i := c.r.ids.first(id, c.r.slotTestID)
+	for i >= 0 && yield(c.r.position(i)) {
+		i = c.r.ids.next[i]
 	}
 }
 
@@ -125,6 +117,9 @@ func (e *NotKeptError) Error() string {
 func (r *Run) Counts() (passed, failed, errored int) {
 	if t := r.tallied; t != nil {
 		return t[0], t[1], t[2]
+	}
+	if r.compact != nil {
+		return r.compactCounts[0], r.compactCounts[1], r.compactCounts[2]
 	}
 	for _, c := range r.Cases {
 		switch c.Outcome {

@@ -2,9 +2,11 @@ package run
 
 import (
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"agentv-review/bench/gen/genrun"
@@ -18,33 +20,7 @@ import (
 // folders included), found and named alike; a position whose case was
 // not kept is reported as such, and TestIDAt names its test id.
 func TestKeep(t *testing.T) {
-	gen := func(write func(string, genrun.Options) (genrun.Stats, error), rows int) string {
-		dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
-		if _, err := write(dir, genrun.Options{Rows: rows, Seed: 3}); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
-	runs := map[string]string{
-		"generated 4.42.4": gen(genrun.Write442, 1000), // duplicate rows, multi-target shared folders
-		"generated v5":     gen(genrun.WriteV5, 500),
-		"v5 samples":       upstream(t, "01-v5-samples-pass"),
-		"trials":           upstream(t, "04-v5next-trials-22rows-root-index"),
-		"flat v1":          upstream(t, "07-flat-jsonl-v1-legacy"),
-	}
-	for _, name := range []string{"core-pass-fail-error", "multi-target-v1-v2", "rerun-failed-duplicate-rows", "trials-mean-flaky"} {
-		runs[name] = filepath.Join(corpus, "runs", name)
-	}
-	// Folders shared across test ids, the last writer kept or not, and a
-	// duplicate row whose first copy comes before other cases.
-	shared := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
-	writeFiles(t, shared, map[string]string{"index.jsonl": "" +
-		`{"test_id":"a","target":"x","score":1,"result_dir":"one"}` + "\n" +
-		`{"test_id":"b","target":"y","score":0,"result_dir":"one"}` + "\n" +
-		`{"test_id":"c","target":"x","score":1,"result_dir":"two"}` + "\n" +
-		`{"test_id":"a","target":"x","score":0.5,"result_dir":"two"}` + "\n" +
-		`{"test_id":"d","target":"z","score":1,"result_dir":"one"}` + "\n"})
-	runs["shared folders"] = shared
+	runs := readModeRuns(t)
 	half := func(id string) bool {
 		h := fnv.New32a()
 		h.Write([]byte(id))
@@ -110,6 +86,120 @@ func TestKeep(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// readModeRuns are the runs TestKeep and TestCompact read in every mode:
+// runs of every era, generated runs with duplicate rows and multi-target
+// shared folders, and folders shared across test ids.
+func readModeRuns(t *testing.T) map[string]string {
+	gen := func(write func(string, genrun.Options) (genrun.Stats, error), rows int) string {
+		dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+		if _, err := write(dir, genrun.Options{Rows: rows, Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	runs := map[string]string{
+		"generated 4.42.4": gen(genrun.Write442, 1000), // duplicate rows, multi-target shared folders
+		"generated v5":     gen(genrun.WriteV5, 500),
+		"v5 samples":       upstream(t, "01-v5-samples-pass"),
+		"trials":           upstream(t, "04-v5next-trials-22rows-root-index"),
+		"flat v1":          upstream(t, "07-flat-jsonl-v1-legacy"),
+	}
+	for _, name := range []string{"core-pass-fail-error", "multi-target-v1-v2", "rerun-failed-duplicate-rows", "trials-mean-flaky"} {
+		runs[name] = filepath.Join(corpus, "runs", name)
+	}
+	// Folders shared across test ids, the last writer kept or not, and a
+	// duplicate row whose first copy comes before other cases.
+	shared := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+	writeFiles(t, shared, map[string]string{"index.jsonl": "" +
+		`{"test_id":"a","target":"x","score":1,"result_dir":"one"}` + "\n" +
+		`{"test_id":"b","target":"y","score":0,"result_dir":"one"}` + "\n" +
+		`{"test_id":"c","target":"x","score":1,"result_dir":"two"}` + "\n" +
+		`{"test_id":"a","target":"x","score":0.5,"result_dir":"two"}` + "\n" +
+		`{"test_id":"d","target":"z","score":1,"result_dir":"one"}` + "\n"})
+	runs["shared folders"] = shared
+	return runs
+}
+
+// TestCompact reads the runs of TestKeep whole and under Options.Compact
+// (sameCompact).
+func TestCompact(t *testing.T) {
+	for name, dir := range readModeRuns(t) {
+		t.Run(name, func(t *testing.T) {
+			sameCompact(t, mustOpen(t, dir, Options{Outline: true}), mustOpen(t, dir, Options{Outline: true, Compact: true}))
+		})
+	}
+}
+
+// FuzzCompact: for any manifest, a compact read fails as the full read
+// does, or reads the same run (sameCompact): duplicates, blank lines, a
+// truncated last line and bad rows included.
+func FuzzCompact(f *testing.F) {
+	f.Add("{\"test_id\":\"a\",\"score\":1}\n\n{\"test_id\":\"b\",\"target\":\"x\",\"score\":0.5,\"result_dir\":\"one\"}\n{\"test_id\":\"a\",\"score\":0}\n{\"test_id\":\"b\"")
+	f.Add("{\"test_id\":\"a\",\"score\":1,\"scores\":[{\"type\":\"t\",\"verdict\":\"fail\"}]}\n{\"test_id\":\"a\",\"variant\":\"v\",\"score\":1,\"samples\":[{\"status\":\"pass\"}]}\n")
+	f.Add("{\"test_id\":\"a\",\"score\":1}\n{\"test_id\":\"a\"}\n")
+	f.Fuzz(func(t *testing.T, manifest string) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"index.jsonl": manifest})
+		full, ferr := Open(dir, Options{Outline: true})
+		r, err := Open(dir, Options{Outline: true, Compact: true})
+		if ferr != nil || err != nil {
+			if fmt.Sprint(err) != fmt.Sprint(ferr) {
+				t.Fatalf("compact read: %v; full read: %v", err, ferr)
+			}
+			return
+		}
+		sameCompact(t, full, r)
+	})
+}
+
+// sameCompact checks that r, a compact read, read the run full read: the
+// run's size, counts, rows and warnings are the same, and the Case At
+// makes for each position is full's but for what a compact read does not
+// keep (Loc, Error, Duplicates, OverwrittenBy), and so is the one CaseAt
+// sets; the cases are named, found and indexed alike.
+func sameCompact(t *testing.T, full, r *Run) {
+	t.Helper()
+	if r.Cases != nil {
+		t.Fatalf("a compact read keeps Cases")
+	}
+	fp, ff, fe := full.Counts()
+	p, f, e := r.Counts()
+	if r.Len() != len(full.Cases) || r.Rows != full.Rows || [3]int{p, f, e} != [3]int{fp, ff, fe} {
+		t.Fatalf("%d cases, %d rows, counts %d/%d/%d; want %d, %d, %d/%d/%d", r.Len(), r.Rows, p, f, e, len(full.Cases), full.Rows, fp, ff, fe)
+	}
+	if !reflect.DeepEqual(r.Warnings, full.Warnings) {
+		t.Fatalf("warnings %v, want %v", r.Warnings, full.Warnings)
+	}
+	ids := r.CaseIDs()
+	for i, c := range full.Cases {
+		want := *c
+		want.Loc, want.Error, want.Duplicates, want.OverwrittenBy = RowLoc{}, "", 0, ""
+		got := r.At(i)
+		var at Case
+		r.CaseAt(i, &at)
+		if !reflect.DeepEqual(*got, want) || !reflect.DeepEqual(at, want) {
+			t.Fatalf("case %d:\n got %+v\n and %+v\nwant %+v", i, *got, at, want)
+		}
+		if ids.ID(i) != full.CaseIDs().ID(i) {
+			t.Errorf("case %d: ID %+v, want %+v", i, ids.ID(i), full.CaseIDs().ID(i))
+		}
+		ref := full.Ref(c)
+		if r.Ref(got) != ref {
+			t.Errorf("case %d: Ref %q, want %q", i, r.Ref(got), ref)
+		}
+		wantFound, wantErr := full.Find(ref)
+		if found, err := r.Find(ref); fmt.Sprint(err) != fmt.Sprint(wantErr) || err == nil && found.Index != wantFound.Index {
+			t.Errorf("Find(%q) = %v, %v; want %v, %v", ref, found, err, wantFound, wantErr)
+		}
+		if id, err := r.TestIDAt(i); err != nil || id != c.TestID {
+			t.Errorf("TestIDAt(%d) = %q, %v", i, id, err)
+		}
+		if !slices.Equal(slices.Collect(ids.WithTestID(c.TestID)), slices.Collect(full.CaseIDs().WithTestID(c.TestID))) {
+			t.Errorf("case %d: cases with its test id differ", i)
 		}
 	}
 }

@@ -24,8 +24,12 @@ func (r *Run) readManifest(file, rel string) error {
 	defer f.Close()
 	cfg := parseConfig{outline: r.opts.Outline, seed: maphash.MakeSeed(), keep: r.keep}
 	var t *tally
-	if cfg.keep != nil {
-		t, cfg.tally = &tally{}, newTallySeeds()
+	var cc *compactCases
+	if r.opts.Compact && cfg.keep == nil {
+		cc = newCompactCases()
+	}
+	if cfg.keep != nil || cc != nil {
+		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true
 	}
 	p := startPipeline(f, cfg)
 	defer p.stop()
@@ -34,7 +38,7 @@ func (r *Run) readManifest(file, rel string) error {
 	// Result folders by hash (a collision of two folders' 64-bit seeded
 	// hashes is too unlikely to matter): the last case using each (a row
 	// not kept counts only for a folder a kept case uses), and each case's.
-	owner := map[uint64]folderOwner{}
+	owner := folderOwners{last: map[uint64]int32{}}
 	dirs := []uint64{}
 	firstLines := []int{} // under Keep: the line each kept case first appears on
 	dupes, firstDupe := 0, 0
@@ -59,9 +63,14 @@ blocks:
 			}
 			c := row.c
 			if c == nil { // not kept
-				if o, ok := owner[row.dir]; ok && row.dir != 0 {
-					o.kept, o.target = -1, row.target
-					owner[row.dir] = o
+				if row.dir != 0 {
+					owner.lost(row.dir, row.target)
+				}
+				continue
+			}
+			if cc != nil {
+				if err := cc.add(c, n, rel); err != nil {
+					return err
 				}
 				continue
 			}
@@ -85,7 +94,7 @@ blocks:
 			r.Cases[i] = c
 			dirs[i] = row.dir
 			if row.dir != 0 {
-				owner[row.dir] = folderOwner{kept: int32(i)}
+				owner.last[row.dir] = int32(i)
 			}
 		}
 		if re := b.err; re != nil {
@@ -98,7 +107,12 @@ blocks:
 		}
 		base += b.lines
 	}
-	if t != nil {
+	switch {
+	case cc != nil:
+		cc.finish(t.cases())
+		r.compact, r.compactCounts = cc, t.counts
+		dupes, firstDupe = t.dupes, t.first
+	case t != nil:
 		t.finish()
 		r.tallied, r.firsts = &t.counts, t.firsts
 		dupes, firstDupe = t.dupes, t.first
@@ -110,13 +124,13 @@ blocks:
 		r.warn(rel, firstDupe, fmt.Sprintf("%d duplicate row(s) with the same eval_path, suite, test_id, target and variant (as after --rerun-failed or --resume); the last row of each wins, as in AgentV", dupes))
 	}
 	for i, d := range dirs {
-		o, ok := owner[d]
+		o, ok := owner.last[d]
 		switch {
-		case !ok || int(o.kept) == i:
-		case o.kept < 0:
-			r.Cases[i].OverwrittenBy = o.target
+		case !ok || int(o) == i:
+		case o < 0:
+			r.Cases[i].OverwrittenBy = owner.targets[-o-1]
 		default:
-			r.Cases[i].OverwrittenBy = r.Cases[o.kept].Target
+			r.Cases[i].OverwrittenBy = r.Cases[o].Target
 		}
 	}
 	if t != nil { // a kept case's index is its position among all cases
@@ -127,11 +141,26 @@ blocks:
 	return nil
 }
 
-// folderOwner is the last case using a result folder: a kept case's
-// index, or -1 and the target of a row that was not kept.
-type folderOwner struct {
-	kept   int32
-	target string
+// folderOwners holds the last case using each result folder: last maps a
+// folder's hash to a kept case's index, or to -1-k for the row not kept
+// whose target is targets[k] (12 bytes a folder: most rows are kept, and
+// their targets are the cases').
+type folderOwners struct {
+	last    map[uint64]int32
+	targets []string
+}
+
+// lost records a row not kept, with that target, as the last user of dir
+// when a kept case uses dir.
+func (o *folderOwners) lost(dir uint64, target string) {
+	switch k, ok := o.last[dir]; {
+	case !ok:
+	case k < 0:
+		o.targets[-k-1] = target
+	default:
+		o.last[dir] = int32(-1 - len(o.targets))
+		o.targets = append(o.targets, target)
+	}
 }
 
 // dedupeKey is AgentV's dedupe key for result rows, with eval_path as
@@ -152,8 +181,8 @@ func keyOf(c *Case, eval uint64) dedupeKey {
 // whose hash an earlier key already has goes to clashes.
 type dedupe struct {
 	hash    func(dedupeKey) uint64
-	first   map[uint64]int
-	clashes map[dedupeKey]int
+	first   map[uint64]int32
+	clashes map[dedupeKey]int32
 	evals   []uint64 // each case's eval_path hash
 }
 
@@ -161,8 +190,8 @@ func newDedupe() *dedupe {
 	seed := maphash.MakeSeed()
 	return &dedupe{
 		hash:    func(k dedupeKey) uint64 { return maphash.Comparable(seed, k) },
-		first:   map[uint64]int{},
-		clashes: map[dedupeKey]int{},
+		first:   map[uint64]int32{},
+		clashes: map[dedupeKey]int32{},
 	}
 }
 
@@ -172,20 +201,21 @@ func newDedupe() *dedupe {
 func (d *dedupe) index(c *Case, eval uint64, cases []*Case) (i int, dup bool) {
 	k := keyOf(c, eval)
 	h := d.hash(k)
-	if i, dup = d.first[h]; !dup {
-		d.first[h] = len(cases)
+	j, dup := d.first[h]
+	if !dup {
+		d.first[h] = int32(len(cases))
 		d.evals = append(d.evals, eval)
 		return len(cases), false
 	}
-	if keyOf(cases[i], d.evals[i]) == k {
-		return i, true
+	if keyOf(cases[j], d.evals[j]) == k {
+		return int(j), true
 	}
-	if i, dup = d.clashes[k]; !dup {
-		d.clashes[k] = len(cases)
+	if j, dup = d.clashes[k]; !dup {
+		d.clashes[k] = int32(len(cases))
 		d.evals = append(d.evals, eval)
 		return len(cases), false
 	}
-	return i, true
+	return int(j), true
 }
 
 func (r *Run) warn(file string, line int, msg string) {

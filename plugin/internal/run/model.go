@@ -52,11 +52,11 @@ type Run struct {
 	// on, by position (so len(firsts) cases); both nil otherwise.
 	tallied *[3]int
 	firsts  []uint32
-	// Cases by test_id, for Find and Ref: byID holds the index of the
-	// first case with an id, nextID[i] that of the next one after case i
-	// (-1 at the end). Two int32 per case instead of a slice per id.
-	byID   map[string]int32
-	nextID []int32
+	// Under Options.Compact: the cases (Cases is nil) and their passed,
+	// failed and errored counts.
+	compact       *compactCases
+	compactCounts [3]int
+	ids           idIndex // cases by test_id, for Find and Ref (built by CaseIDs)
 }
 
 // Warning is something a reader tolerated but the user should know

@@ -23,6 +23,12 @@ type Options struct {
 	// leaves Case.EvalPath empty (dedupe uses a hash of it). For status
 	// and list; Detail still reads everything.
 	Outline bool
+	// Compact (with Outline, for list) keeps no Case: Read keeps a few
+	// dozen bytes a case (see compactCases) and At makes the Case at a
+	// position when asked, each time anew. Such a Case has no Loc, Error,
+	// Duplicates or OverwrittenBy, so it is not one for Detail. Read(keep)
+	// with keep set ignores Compact.
+	Compact bool
 }
 
 // DefaultAnswerLimit is how much of a sidecar text Detail reads by default.
@@ -51,7 +57,7 @@ func Open(target string, opts Options) (*Run, error) {
 // Reading again forgets what the last Read read.
 func (r *Run) Read(keep func(testID string) bool) error {
 	r.Cases, r.Rows, r.Warnings = nil, 0, r.Warnings[:r.located]
-	r.tallied, r.firsts, r.byID, r.nextID = nil, nil, nil, nil
+	r.tallied, r.firsts, r.ids, r.compact = nil, nil, idIndex{}, nil
 	r.keep = keep
 	return r.readManifest(r.Manifest, r.rel(r.Manifest))
 }

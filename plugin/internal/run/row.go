@@ -272,9 +272,9 @@ func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError)
 	if dir := artifactDir(w); dir != "" {
 		row.dir = maphash.String(a.cfg.seed, dir) | 1
 	}
-	if a.cfg.keep != nil {
+	if a.cfg.tallied {
 		row.th, row.tkey = a.cfg.tally.tallyKey(&h, row.eval)
-		if !a.cfg.keep(h.TestID) {
+		if a.cfg.keep != nil && !a.cfg.keep(h.TestID) {
 			row.target = h.Target
 			return row, nil // tallied only: no Case
 		}

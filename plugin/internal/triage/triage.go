@@ -73,9 +73,28 @@ var reasonCodes = [reasonCount]string{
 // Reasons writes them when they are shown, so ranking 100k cases costs
 // 16 bytes a case.
 type Item struct {
-	Case    *run.Case
+	Case    *run.Case // nil in the items of RankAll: Pos names the case
 	Tier    Tier
 	reasons uint16 // bit i set: reason i applies
+	Pos     int32  // the case's position in its run (Case.Index)
+}
+
+// Cases are the cases of a run by position, as RankAll reads them (a
+// run.Run): CaseAt sets *c to the case at pos, so that a run read under
+// run.Options.Compact makes no Case per case.
+type Cases interface {
+	Len() int
+	CaseAt(pos int, c *run.Case)
+}
+
+// caseIn is the item's case: its Case, else the one at its position in
+// cs, set in *scratch.
+func (it Item) caseIn(cs Cases, scratch *run.Case) *run.Case {
+	if it.Case != nil {
+		return it.Case
+	}
+	cs.CaseAt(int(it.Pos), scratch)
+	return scratch
 }
 
 // Suspicious reports whether the item belongs in the default review scope.
@@ -86,6 +105,21 @@ func Rank(cases []*run.Case) []Item {
 	items := make([]Item, len(cases))
 	for i, c := range cases {
 		items[i] = Classify(c)
+	}
+	sortItems(items)
+	return items
+}
+
+// RankAll returns every case of cs in review order, as Rank does, holding
+// none of them (Item.Case is nil): a million ranked cases cost 16 MB.
+// Reasons needs the item's Case set.
+func RankAll(cs Cases) []Item {
+	items := make([]Item, cs.Len())
+	var c run.Case
+	for i := range items {
+		cs.CaseAt(i, &c)
+		items[i] = Classify(&c)
+		items[i].Case = nil
 	}
 	sortItems(items)
 	return items
@@ -108,10 +142,17 @@ func sortItems(items []Item) {
 // pass/fail outcome changed at least twice over the runs (P F P). A pass
 // with any of them is suspicious. items is not changed.
 func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
+	return WithHistoryIn(nil, items, earlier)
+}
+
+// WithHistoryIn is WithHistory for items whose cases are in cs (those of
+// RankAll).
+func WithHistoryIn(cs Cases, items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 	out := slices.Clone(items)
+	var scratch run.Case
 	for i := range out {
 		it := &out[i]
-		c := it.Case
+		c := it.caseIn(cs, &scratch)
 		past := earlier(c)
 		if len(past) == 0 {
 			continue
@@ -119,7 +160,7 @@ func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 		it.add(reasonRegressed, past[len(past)-1] == run.Passed && (c.Outcome == run.Failed || c.Outcome == run.Errored))
 		it.add(reasonErroredBefore, c.Outcome != run.Errored && slices.Contains(past, run.Errored))
 		it.add(reasonFlippedAcrossRuns, changes(append(slices.Clip(past), c.Outcome)) >= 2)
-		it.settle()
+		it.settle(c)
 	}
 	sortItems(out)
 	return out
@@ -148,15 +189,15 @@ func (it *Item) add(reason int, applies bool) {
 }
 
 // settle makes a pass with any reason a suspicious pass.
-func (it *Item) settle() {
-	if it.Case.Outcome == run.Passed && it.reasons != 0 {
+func (it *Item) settle(c *run.Case) {
+	if c.Outcome == run.Passed && it.reasons != 0 {
 		it.Tier = TierSuspicious
 	}
 }
 
 // Classify places one case (its tier and reasons) without ranking the run.
 func Classify(c *run.Case) Item {
-	it := Item{Case: c}
+	it := Item{Case: c, Pos: c.Index}
 	add := it.add
 	switch c.Outcome {
 	case run.Errored:
@@ -179,7 +220,7 @@ func Classify(c *run.Case) Item {
 	d := c.Score - run.PassThreshold
 	add(reasonNearThreshold, d > -NearMargin && d < NearMargin && c.Outcome != run.Errored)
 	add(reasonFlippingSamples, flips(c.Samples))
-	it.settle()
+	it.settle(c)
 	return it
 }
 
@@ -326,6 +367,11 @@ func ParseFilter(expr string) (Filter, error) {
 // Select keeps the ranked items in scope. filter is used only for
 // ScopeFilter. For ScopeAll it returns items itself.
 func Select(items []Item, scope string, filter Filter) ([]Item, error) {
+	return SelectIn(nil, items, scope, filter)
+}
+
+// SelectIn is Select for items whose cases are in cs (those of RankAll).
+func SelectIn(cs Cases, items []Item, scope string, filter Filter) ([]Item, error) {
 	var keep func(Item) bool
 	switch scope {
 	case ScopeSuspicious, "":
@@ -338,7 +384,8 @@ func Select(items []Item, scope string, filter Filter) ([]Item, error) {
 		if filter.match == nil {
 			return nil, clierr.Usage("scope filter needs a filter expression", "pass --filter EXPR")
 		}
-		keep = func(it Item) bool { return filter.match(it.Case) }
+		var scratch run.Case
+		keep = func(it Item) bool { return filter.match(it.caseIn(cs, &scratch)) }
 	default:
 		return nil, clierr.Usage(fmt.Sprintf("unknown scope %q", scope), "scopes: suspicious, failures, all, filter")
 	}

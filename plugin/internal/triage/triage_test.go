@@ -208,3 +208,68 @@ func TestWithHistory(t *testing.T) {
 		}
 	}
 }
+
+// sliceCases are cases by position, as triage.Cases.
+type sliceCases []*run.Case
+
+func (s sliceCases) Len() int                    { return len(s) }
+func (s sliceCases) CaseAt(pos int, c *run.Case) { *c = *s[pos] }
+
+// TestRankAll holds RankAll, WithHistoryIn and SelectIn to Rank,
+// WithHistory and Select: the same items in the same order, holding
+// positions instead of cases.
+func TestRankAll(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	cs := sliceCases{
+		{TestID: "clean", Outcome: run.Passed, Score: 1, Graders: []run.GraderSummary{grader(yes)}},
+		{TestID: "fail-plain", Target: "v1", Outcome: run.Failed, Score: 0},
+		{TestID: "suspicious", Outcome: run.Passed, Score: 0.5},
+		{TestID: "error", Outcome: run.Errored, FailureStage: "agent"},
+		{TestID: "fail-disagree", Outcome: run.Failed, Score: 0.5, Graders: []run.GraderSummary{{Type: "is-json", Pass: yes}, grader(no)}},
+		{TestID: "regressed", Outcome: run.Failed, Score: 0.9},
+		{TestID: "flaky", Outcome: run.Passed, Score: 0.85, Samples: []run.SampleSummary{{Pass: yes}, {Pass: no}}},
+		{TestID: "steady", Outcome: run.Passed, Score: 1},
+	}
+	for i, c := range cs {
+		c.Index = int32(i)
+	}
+	past := map[string][]run.Outcome{"regressed": {run.Passed}, "steady": {run.Passed, run.Failed}, "clean": {run.Errored}}
+	earlier := func(c *run.Case) []run.Outcome { return past[c.TestID] }
+	same := func(what string, got, want []Item) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d items, want %d", what, len(got), len(want))
+		}
+		for i, w := range want {
+			if got[i].Case != nil || got[i].Pos != w.Case.Index || got[i].Tier != w.Tier || got[i].reasons != w.reasons {
+				t.Errorf("%s: item %d is %+v, want %+v", what, i, got[i], w)
+			}
+		}
+	}
+	ranked, all := Rank(cs), RankAll(cs)
+	same("RankAll", all, ranked)
+	ranked, all = WithHistory(ranked, earlier), WithHistoryIn(cs, all, earlier)
+	same("WithHistoryIn", all, ranked)
+	for _, expr := range []string{"", "f*", "target=v1", "grader=is-json"} {
+		scopes := []string{ScopeSuspicious, ScopeFailures, ScopeAll}
+		var f Filter
+		if expr != "" {
+			var err error
+			if f, err = ParseFilter(expr); err != nil {
+				t.Fatal(err)
+			}
+			scopes = []string{ScopeFilter}
+		}
+		for _, scope := range scopes {
+			want, err := Select(ranked, scope, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := SelectIn(cs, all, scope, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("SelectIn "+scope+" "+expr, got, want)
+		}
+	}
+}
