@@ -10,18 +10,21 @@ import (
 	"agentv-review/plugin/internal/app"
 )
 
-// memoryLimit is the soft memory limit of the commands that read a whole
-// run but keep little of it (status, list, show). Measured on generated
-// 100k-row runs (bench/run.sh): status and list peak at 55–58 MiB RSS with
-// it and 60–85 MiB without, at the same CPU time. Commands whose live data
-// is the input itself (validate holds the feedback file, apply every
-// answer) get no limit: under one they spend most of their time collecting
-// garbage (validate of a 100k-entry file: 11 s CPU with it, 6–7.6 s without).
-// Setting GOMEMLIMIT overrides it.
+// memoryLimit is the soft memory limit of status and show, the commands
+// that read a whole run but keep little of it. Without it they stay under
+// 64 MiB too at a million rows (status 59 MB, show 59-63 MB: bench/run.sh
+// with GOMEMLIMIT=off); it holds status of a run reviewed case by case
+// (100k entries) at 58 MB instead of 64-69 MB, at about the same CPU time.
+// list has no limit: at a million cases its live heap (about 70 bytes a
+// case, run.Options.Compact) is above any useful limit, and one made it
+// collect garbage without end (1M cases: 24.7 s with 50 MiB, 17-18 s
+// without). Commands whose live data is the input itself (validate holds
+// the feedback file, apply every answer) get none either. Setting
+// GOMEMLIMIT overrides it.
 const memoryLimit = 50 << 20
 
 // limited are the commands memoryLimit applies to.
-var limited = []string{"status", "list", "show"}
+var limited = []string{"status", "show"}
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" && slices.Contains(limited, command(os.Args)) {
