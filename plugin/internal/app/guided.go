@@ -237,7 +237,8 @@ const maxPatternRuns = 5
 
 // earlierOutcomes returns a function giving a case's outcomes in the last
 // few earlier runs that have it, oldest first (nil when there are none).
-// The earlier manifests are read once, on first use, in outline mode.
+// The earlier manifests are read once, on first use, compactly (outcomes
+// and identities only: run.Options.Compact).
 func earlierOutcomes(dirs []string) func(c *run.Case) []run.Outcome {
 	if len(dirs) == 0 {
 		return nil
@@ -246,12 +247,14 @@ func earlierOutcomes(dirs []string) func(c *run.Case) []run.Outcome {
 	var outcomes []map[caseid.ID]run.Outcome
 	load := sync.OnceFunc(func() {
 		for _, dir := range dirs {
-			r, err := run.Open(dir, run.Options{Outline: true}) // outcomes only
+			r, err := run.Open(dir, run.Options{Outline: true, Compact: true})
 			if err != nil {
 				continue
 			}
-			m := make(map[caseid.ID]run.Outcome, len(r.Cases))
-			for _, c := range r.Cases {
+			m := make(map[caseid.ID]run.Outcome, r.Len())
+			var c run.Case
+			for i := range r.Len() {
+				r.CaseAt(i, &c)
 				m[c.ID().AcrossRuns()] = c.Outcome
 			}
 			outcomes = append(outcomes, m)
