@@ -49,7 +49,7 @@ func newCompactCases() *compactCases {
 // add adds the case of the row at line (under Options.Outline).
 func (cc *compactCases) add(c *Case, line int, rel string) error {
 	start := cc.ids.Len()
-	if start+len(c.TestID) > math.MaxUint32 {
+	if int64(start)+int64(len(c.TestID)) > math.MaxUint32 {
 		return clierr.Input(rel, line, "test_id", "the run's test ids are longer than a compact read holds (4 GiB in all)", "split the run")
 	}
 	cc.ids.WriteString(c.TestID)
