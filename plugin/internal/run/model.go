@@ -127,7 +127,8 @@ type RowLoc struct {
 	Length int32 `json:"length,omitempty"` // byte length of the line, without the newline
 	Line   int32 `json:"line,omitempty"`   // 1-based line number
 	// Sum is rowSum of the line's bytes: Bases tells by it that a row it
-	// reads again is the one Read decoded, without decoding it again.
+	// reads again is the one Read decoded, without decoding it again. An
+	// Options.Outline read leaves it 0 (Bases then checks the row whole).
 	Sum uint64 `json:"-"`
 }
 

@@ -196,7 +196,10 @@ func (b *block) parse(sk *skimmer, a *arena) {
 			return
 		}
 		if row.c != nil {
-			row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines), Sum: rowSum(raw)}
+			row.c.Loc = RowLoc{Offset: int64(lineOff), Length: int32(len(raw)), Line: int32(b.lines)}
+			if !a.cfg.outline { // an outline read ranks; only a full one is read again by Bases
+				row.c.Loc.Sum = rowSum(raw)
+			}
 		}
 		row.line = int32(b.lines)
 		b.rows = append(b.rows, row)
