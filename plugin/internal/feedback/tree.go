@@ -3,6 +3,8 @@ package feedback
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"agentv-review/plugin/internal/jsonnum"
 )
 
 // maxDepth is encoding/json's nesting limit: deeper input is not JSON to
@@ -62,11 +64,7 @@ func share(m *map[string]any, b []byte, mk func(string) any) any {
 func asString(s string) any { return s }
 func asNumber(s string) any { return json.Number(s) }
 
-func (t *treeReader) space() {
-	for t.i < len(t.b) && (t.b[t.i] == ' ' || t.b[t.i] == '\t' || t.b[t.i] == '\n' || t.b[t.i] == '\r') {
-		t.i++
-	}
-}
+func (t *treeReader) space() { t.i = skipSpace(t.b, t.i) }
 
 // next consumes c, reporting whether it was next.
 func (t *treeReader) next(c byte) bool {
@@ -147,39 +145,14 @@ func (t *treeReader) value(depth int) any {
 	return share(&t.nums, t.b[start:t.i], asNumber)
 }
 
-// number reads a number as JSON spells it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number reads the bytes a number may hold (numClass) and checks them
+// with jsonnum.Valid.
 func (t *treeReader) number() {
-	t.skip('-')
-	if !t.skip('0') && t.digits() == 0 {
-		t.bad = true
-	}
-	if t.skip('.') && t.digits() == 0 {
-		t.bad = true
-	}
-	if t.skip('e') || t.skip('E') {
-		_ = t.skip('+') || t.skip('-')
-		if t.digits() == 0 {
-			t.bad = true
-		}
-	}
-}
-
-// skip consumes c, reporting whether it was next (without spaces first).
-func (t *treeReader) skip(c byte) bool {
-	if t.i < len(t.b) && t.b[t.i] == c {
-		t.i++
-		return true
-	}
-	return false
-}
-
-// digits consumes decimal digits and counts them.
-func (t *treeReader) digits() int {
 	start := t.i
-	for t.i < len(t.b) && t.b[t.i] >= '0' && t.b[t.i] <= '9' {
+	for t.i < len(t.b) && numClass[t.b[t.i]] != 0 {
 		t.i++
 	}
-	return t.i - start
+	t.bad = t.bad || !jsonnum.Valid(t.b[start:t.i])
 }
 
 // str reads a string: an ASCII one without escapes as it is (shared in
