@@ -260,7 +260,8 @@ var shortParts = []Parts{0, PartTarget, PartSuite, PartVariant, PartSuite | Part
 func Short(cs Cases, i int) string {
 	// taken bit k: another case has the parts shortParts[k] names. One
 	// pass over the test id's cases, collecting none of them (list asks
-	// for every case of a run).
+	// for every case of a run). id and taken are one struct so the loop
+	// body (a closure under range-over-func) captures one allocation.
 	var s struct {
 		id    ID
 		taken uint8

@@ -418,6 +418,6 @@ func readBack(s string) string {
 		return s
 	}
 	var back string
-	_ = json.Unmarshal(jsonenc.AppendString(nil, s, false), &back) // appendString writes a valid JSON string
+	_ = json.Unmarshal(jsonenc.AppendString(nil, s, false), &back) // AppendString writes a valid JSON string
 	return back
 }
