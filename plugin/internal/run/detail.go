@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,7 +180,7 @@ func (r *Run) changed(c *Case, msg string) error {
 // case's, and returns the row's members (aliasing line) with their aliases
 // normalised by rowSpellings, in m when not nil (emptied first).
 func (r *Run) verify(c *Case, line []byte, sk *skimmer, m map[string]json.RawMessage) (*rowWire, map[string]json.RawMessage, error) {
-	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))
+	line = rowBytes(line, true)
 	w, _, rerr := checkRow(line, sk)
 	if rerr != nil {
 		return nil, nil, r.changed(c, "the row is no longer a result row: "+rerr.msg)

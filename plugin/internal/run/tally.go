@@ -69,6 +69,7 @@ func (t *tally) finish() {
 	t.firsts = make([]uint32, 0, t.rows)
 	t.group(func(first, _ uint32) { t.firsts = append(t.firsts, first) })
 	slices.Sort(t.firsts)
+	t.firsts = slices.Clip(t.firsts) // kept by the Run: not the room of duplicate rows
 }
 
 // cases is finish for a compact read: each case's first and last line,
@@ -116,7 +117,7 @@ func (t *tally) position(line int) int32 {
 // case's first row: reopen the run keeping that test id to Find "#N".
 func (r *Run) TestIDAt(pos int) (string, error) {
 	if r.tallied == nil {
-		return r.At(pos).TestID, nil
+		return r.idAt(pos).TestID, nil // a compact read makes no Case for it
 	}
 	rel := r.rel(r.Manifest)
 	f, err := safefile.OpenIn(r.Dir, r.Manifest)
