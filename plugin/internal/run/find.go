@@ -36,7 +36,7 @@ func (r *Run) Len() int {
 	if r.compact != nil {
 		return r.compact.len()
 	}
-	if r.tallied != nil {
+	if r.keep != nil {
 		return len(r.firsts)
 	}
 	return len(r.Cases)
@@ -44,7 +44,7 @@ func (r *Run) Len() int {
 
 // position is the position of r.Cases[slot] among all cases.
 func (r *Run) position(slot int32) int {
-	if r.tallied == nil {
+	if r.keep == nil {
 		return int(slot)
 	}
 	return int(r.Cases[slot].Index)
@@ -57,7 +57,7 @@ func (r *Run) At(i int) *Case {
 		r.compact.fill(i, c)
 		return c
 	}
-	if r.tallied == nil {
+	if r.keep == nil {
 		return r.Cases[i]
 	}
 	j, ok := slices.BinarySearchFunc(r.Cases, int32(i), func(c *Case, i int32) int { return cmp.Compare(c.Index, i) })
@@ -115,11 +115,8 @@ func (e *NotKeptError) Error() string {
 
 // Counts returns how many cases passed, failed and errored.
 func (r *Run) Counts() (passed, failed, errored int) {
-	if t := r.tallied; t != nil {
+	if t := r.counts; t != nil {
 		return t[0], t[1], t[2]
-	}
-	if r.compact != nil {
-		return r.compactCounts[0], r.compactCounts[1], r.compactCounts[2]
 	}
 	for _, c := range r.Cases {
 		switch c.Outcome {

@@ -110,11 +110,11 @@ blocks:
 	switch {
 	case cc != nil:
 		cc.finish(t.cases())
-		r.compact, r.compactCounts = cc, t.counts
+		r.compact, r.counts = cc, &t.counts
 		dupes, firstDupe = t.dupes, t.first
 	case t != nil:
 		t.finish()
-		r.tallied, r.firsts = &t.counts, t.firsts
+		r.counts, r.firsts = &t.counts, t.firsts
 		dupes, firstDupe = t.dupes, t.first
 	}
 	if r.Len() == 0 {

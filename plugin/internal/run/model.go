@@ -45,18 +45,18 @@ type Run struct {
 	Warnings []Warning `json:"warnings,omitempty"`
 
 	opts    Options
-	keep    func(testID string) bool // see Read
+	keep    func(testID string) bool // see Read; set: the run was read tallied (Len, positions and Counts from the tally)
 	located int                      // Warnings of Locate (Read keeps them)
-	// Under Read(keep): tallied holds the passed, failed and errored counts
-	// of every case (kept or not), firsts the line each case first appears
-	// on, by position (so len(firsts) cases); both nil otherwise.
-	tallied *[3]int
-	firsts  []uint32
-	// Under Options.Compact: the cases (Cases is nil) and their passed,
-	// failed and errored counts.
-	compact       *compactCases
-	compactCounts [3]int
-	ids           idIndex // cases by test_id, for Find and Ref (built by CaseIDs)
+	// counts are the passed, failed and errored counts of every case, from
+	// the tally, under Read(keep) and Options.Compact; nil otherwise (Counts
+	// counts Cases).
+	counts *[3]int
+	// Under Read(keep): the line each case first appears on, by position
+	// (so len(firsts) cases); nil otherwise.
+	firsts []uint32
+	// Under Options.Compact: the cases (Cases is nil).
+	compact *compactCases
+	ids     idIndex // cases by test_id, for Find and Ref (built by CaseIDs)
 }
 
 // Warning is something a reader tolerated but the user should know

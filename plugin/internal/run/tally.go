@@ -116,7 +116,7 @@ func (t *tally) position(line int) int32 {
 // run read under Read(keep), reading the manifest once more up to the
 // case's first row: reopen the run keeping that test id to Find "#N".
 func (r *Run) TestIDAt(pos int) (string, error) {
-	if r.tallied == nil {
+	if r.keep == nil {
 		return r.idAt(pos).TestID, nil // a compact read makes no Case for it
 	}
 	rel := r.rel(r.Manifest)
