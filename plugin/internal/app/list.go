@@ -132,8 +132,7 @@ func runList(s *Streams, o listOptions) error {
 			return appendListEntry(b, &e)
 		})
 	}
-	st.printList(s, rep, items)
-	return nil
+	return st.printList(s, rep, items)
 }
 
 // caseOf is it with its Case, made from the compact read.
@@ -158,7 +157,7 @@ func (st *runState) listEntry(rank int, it triage.Item) listEntry {
 
 // printList prints the entries of items (rep.Cases is not used), reading
 // the items twice: once to size the ref column, once to print.
-func (st *runState) printList(s *Streams, rep listReport, items []triage.Item) {
+func (st *runState) printList(s *Streams, rep listReport, items []triage.Item) error {
 	refWidth := 8
 	inOrder(len(items), func(lo, hi int, w *int) error {
 		*w = 0
@@ -170,17 +169,21 @@ func (st *runState) printList(s *Streams, rep listReport, items []triage.Item) {
 		refWidth = max(refWidth, *w)
 		return nil
 	})
-	inOrder(len(items), func(lo, hi int, b *[]byte) error {
+	err := inOrder(len(items), func(lo, hi int, b *[]byte) error {
 		*b = (*b)[:0]
 		for i := lo; i < hi; i++ {
 			*b = appendListLine(*b, st.listEntry(i+1, items[i]), refWidth)
 		}
 		return nil
 	}, func(b *[]byte) error {
-		s.Out.Write(*b)
-		return nil
+		_, err := s.Out.Write(*b) // a reader gone: stop formatting
+		return err
 	})
-	fmt.Fprintf(s.Out, "%d of %d cases (scope %s)\n", len(items), rep.Total, rep.Scope)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(s.Out, "%d of %d cases (scope %s)\n", len(items), rep.Total, rep.Scope)
+	return err
 }
 
 // appendListLine appends e as a line of list's text output, its ref

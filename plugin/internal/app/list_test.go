@@ -3,8 +3,11 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"agentv-review/plugin/internal/run"
@@ -86,4 +89,29 @@ func FuzzListEntryJSON(f *testing.F) {
 			t.Fatalf("wrote\n%s\nencoding/json wrote\n%s", got, want.String())
 		}
 	})
+}
+
+// failingWriter takes limit bytes, then fails every write.
+type failingWriter struct{ limit int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.limit {
+		n := w.limit
+		w.limit = 0
+		return n, errors.New("reader gone")
+	}
+	w.limit -= len(p)
+	return len(p), nil
+}
+
+// TestListTextStopsOnWriteError: the text list returns its writer's error
+// (as --json does) instead of formatting every case into a reader gone.
+func TestListTextStopsOnWriteError(t *testing.T) {
+	for _, limit := range []int{0, 10} {
+		s := &Streams{Out: &failingWriter{limit: limit}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+		err := runList(s, listOptions{Target: filepath.Join(corpus, "core-pass-fail-error")})
+		if err == nil || !strings.Contains(err.Error(), "reader gone") {
+			t.Errorf("limit %d: runList = %v, want the writer's error", limit, err)
+		}
+	}
 }

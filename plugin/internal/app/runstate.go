@@ -14,7 +14,6 @@ import (
 	"agentv-review/plugin/internal/record"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/termtext"
-	"agentv-review/plugin/internal/triage"
 )
 
 // runState is a run with its review state: the feedback file and draft
@@ -306,9 +305,6 @@ func (st *runState) own() *feedback.File {
 	}
 	return st.feedback
 }
-
-// ranked returns the run's cases in review order.
-func (st *runState) ranked() []triage.Item { return triage.Rank(st.run.Cases) }
 
 // caseRef is how a case is named in output: its position (#N, the same
 // in every listing and accepted by show and set), its shortest reference
