@@ -140,12 +140,7 @@ func withoutHoldout(rows []history.Row, runs []history.Run, h calibrate.Holdout)
 		v := false
 		if r := byID[row.RunID]; r != nil {
 			if i, _ := caseid.Match(r.CaseIDs(), caseid.ID{TestID: row.TestID, Target: row.Target, Variant: row.Variant}); i >= 0 {
-				c := r.Cases[i]
-				var task *run.Task // unreadable: the globs decide
-				if d, err := r.Detail(c); err == nil {
-					task, _ = r.Task(d)
-				}
-				v = h.Is(c, task)
+				v = h.Is(r, r.Cases[i])
 			}
 		}
 		cache[key] = v

@@ -301,12 +301,7 @@ func (b *handoffBuilder) isHoldout(i int) bool {
 	if known, ok := b.holdout[i]; ok {
 		return known && !b.in.IncludeHoldout
 	}
-	c := b.in.Run.Cases[i]
-	var task *run.Task // no bundle to read tags from: globs only
-	if d, err := b.in.Run.Detail(c); err == nil {
-		task, _ = b.in.Run.Task(d)
-	}
-	yes := b.in.Holdout.Is(c, task)
+	yes := b.in.Holdout.Is(b.in.Run, b.in.Run.Cases[i])
 	b.holdout[i] = yes
 	return yes && !b.in.IncludeHoldout
 }

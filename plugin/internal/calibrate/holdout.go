@@ -34,13 +34,20 @@ func NewHoldout(globs []string) (Holdout, error) {
 	return Holdout{Globs: globs}, nil
 }
 
-// Is reports whether case c is holdout: a glob names its test id, or
-// task, its test definition (nil when none was read), carries HoldoutTag.
-func (h Holdout) Is(c *run.Case, task *run.Task) bool {
+// Is reports whether case c of run r is holdout: a glob names its test
+// id, or its test definition carries HoldoutTag. The definition is read
+// (Detail, then Task) only when no glob names the case; one that cannot be
+// read leaves the globs to decide.
+func (h Holdout) Is(r *run.Run, c *run.Case) bool {
 	for _, g := range h.Globs {
 		if ok, _ := path.Match(g, c.TestID); ok {
 			return true
 		}
 	}
-	return task != nil && slices.Contains(task.Tags, HoldoutTag)
+	d, err := r.Detail(c)
+	if err != nil {
+		return false
+	}
+	task, err := r.Task(d)
+	return err == nil && task != nil && slices.Contains(task.Tags, HoldoutTag)
 }
