@@ -80,7 +80,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			sc := scratch{sk: skimmer{in: interner{}}}
+			sc := scratch{sk: skimmer{keys: interner{}}}
 			for ch := range work {
 				for _, i := range ch.cases {
 					if failed.Load() {
@@ -279,7 +279,7 @@ func textMembers(row *rowFull) []textMember {
 // members as json.Unmarshal into a map[string]json.RawMessage does: the
 // last of repeated keys wins, invalid UTF-8 in a key becomes U+FFFD. The
 // values alias line. They are put in m, emptied first, or when m is nil
-// in a new map. With s.in set, the keys are interned there (the first
+// in a new map. With s.keys set, the keys are interned there (the first
 // maxKeys), so the rows of a run, which share their keys, share their
 // strings.
 func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
@@ -289,11 +289,11 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string
 	}
 	clear(m)
 	err := s.object(func(key []byte) error {
-		k, ok := s.in[string(key)]
+		k, ok := s.keys[string(key)]
 		if !ok {
 			k = string(key)
-			if s.in != nil && len(s.in) < maxKeys {
-				s.in[k] = k
+			if s.keys != nil && len(s.keys) < maxKeys {
+				s.keys[k] = k
 			}
 		}
 		if !utf8.ValidString(k) {

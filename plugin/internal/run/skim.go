@@ -42,6 +42,7 @@ type skimmer struct {
 	// in, when set, shares the repeated strings (targets, suites, grader
 	// names, ...); see istr.
 	in     interner
+	keys   interner   // when set, the member names members shares (the first maxKeys)
 	lately [4]string  // strings recently kept, see recent
 	seen   [64]string // a direct-mapped cache in front of in, see shared
 	// Backing stores for the rowWire's pointers, reused from row to row.
