@@ -12,9 +12,9 @@ import (
 
 // memoryLimit is the soft memory limit of status and show, the commands
 // that read a whole run but keep little of it. Without it they stay under
-// 64 MiB too at a million rows (status 56 MiB, show 57-60 MiB: /usr/bin/time
+// 64 MiB too at a million rows (status 57.5 MiB, show 58-61 MiB peak RSS
 // with GOMEMLIMIT=off); it holds status of a run reviewed case by case
-// (100k entries) at 55 MiB instead of 61-66 MiB, at about the same CPU time.
+// (100k entries) at 56 MiB instead of 62-67 MiB, at about the same CPU time.
 // list has no limit: at a million cases its live heap (about 70 bytes a
 // case, run.Options.Compact) is above any useful limit, and one made it
 // collect garbage without end (1M cases: 24.7 s with 50 MiB, 17-18 s
