@@ -132,26 +132,26 @@ func validate(data []byte, valid func() bool) ([]Problem, error) {
 		return nil, err
 	}
 	var problems []Problem
+	notJSON := false
 	if top, entries, ok := splitEntries(data); ok && ss.entry != nil {
 		// Entry by entry on every core, and the rest with per_case
 		// empty: the same problems as the whole, in a fraction of the time.
 		// data is JSON when both are (the entries' separators are checked
 		// by the split).
-		topValid := json.Valid(top)
-		valid = func() bool { return topValid && !errors.Is(err, errNotJSON) }
-		if !topValid {
-			err = errNotJSON
-		} else if problems, err = validateWith(ss.whole, top, ""); err == nil {
-			var more []Problem
-			more, err = validateEntries(ss.entry, entries)
-			problems = append(problems, more...)
+		if notJSON = !json.Valid(top); !notJSON {
+			if problems, err = validateWith(ss.whole, top, ""); err == nil {
+				var more []Problem
+				more, err = validateEntries(ss.entry, entries)
+				problems = append(problems, more...)
+				notJSON = errors.Is(err, errNotJSON)
+			}
 		}
-	} else if valid() {
+	} else if notJSON = !valid(); !notJSON {
 		if problems, err = validateWith(ss.whole, data, ""); err == nil {
 			problems = append(problems, duplicates(entryKeys(entriesOf(data)))...)
 		}
 	}
-	if !valid() {
+	if notJSON {
 		var doc json.RawMessage
 		err := json.Unmarshal(data, &doc)
 		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
