@@ -163,13 +163,21 @@ func (t *treeReader) str(m *map[string]any) any {
 		t.bad = true
 		return nil
 	}
-	start, plain := t.i, true
+	start := t.i
+	// Plain bytes (the light decoder's word-at-a-time scan), then, past
+	// the first other byte, one at a time.
+	t.i += plain(t.b[start+1:])
+	if j := t.i + 1; j < len(t.b) && t.b[j] == '"' {
+		t.i = j + 1
+		return share(m, t.b[start+1:j], asString)
+	}
+	asIs := true
 	for t.i++; t.i < len(t.b) && t.b[t.i] != '"'; t.i++ {
 		if c := t.b[t.i]; c == '\\' {
-			plain = false
+			asIs = false
 			t.i++
 		} else if c >= utf8.RuneSelf {
-			plain = false
+			asIs = false
 		} else if c < ' ' {
 			t.bad = true // a control character must be escaped
 		}
@@ -179,7 +187,7 @@ func (t *treeReader) str(m *map[string]any) any {
 		return nil
 	}
 	t.i++
-	if plain {
+	if asIs {
 		return share(m, t.b[start+1:t.i-1], asString)
 	}
 	var s string
