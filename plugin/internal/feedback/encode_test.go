@@ -242,3 +242,51 @@ func TestEncodeRefusesBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeWritesEveryField: a File whose every exported field, at every
+// level, holds a value encoding/json writes (filled by reflection, so a
+// field added to a type later is filled too) is written as encoding/json
+// writes it: the encoder's field lists (emitFile, emitCase) miss none.
+func TestEncodeWritesEveryField(t *testing.T) {
+	var f File
+	fillEvery(reflect.ValueOf(&f).Elem())
+	sameAsEncodingJSON(t, &f)
+}
+
+// fillEvery sets every settable exported field of v (Extra maps excepted)
+// to a value that is not empty, recursing through pointers, structs and
+// slices (one element).
+func fillEvery(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() && f.Name != "Extra" {
+				fillEvery(v.Field(i))
+			}
+		}
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillEvery(v.Elem())
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fillEvery(v.Index(0))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fillEvery(k)
+		fillEvery(e)
+		v.SetMapIndex(k, e)
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(2)
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		v.SetUint(3)
+	case reflect.Float64:
+		v.SetFloat(0.5)
+	default:
+		panic("fillEvery: a field of kind " + v.Kind().String())
+	}
+}
