@@ -55,7 +55,7 @@ func runShow(s *Streams, o showOptions) error {
 	// keeping only the cases that the reference or an entry names (the
 	// others are counted, a few bytes each: see run.Read): the case is
 	// read whole through Detail.
-	st, err := locateRun(o.Target, o.Out, run.Options{Outline: true})
+	st, err := locateRun(o.Target, o.Out, run.Options{Outline: true, CheckKeptOnly: true})
 	if err != nil {
 		return err
 	}

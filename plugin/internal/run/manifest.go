@@ -22,7 +22,7 @@ func (r *Run) readManifest(file, rel string) error {
 		return unreadable(rel, err)
 	}
 	defer f.Close()
-	cfg := parseConfig{outline: r.opts.Outline, seed: maphash.MakeSeed(), keep: r.keep}
+	cfg := parseConfig{outline: r.opts.Outline, seed: maphash.MakeSeed(), keep: r.keep, keptOnly: r.opts.CheckKeptOnly && r.keep != nil}
 	var t *tally
 	var cc *compactCases
 	if r.opts.Compact && cfg.keep == nil {

@@ -54,8 +54,10 @@ type parseConfig struct {
 	outline bool
 	seed    maphash.Seed
 	keep    func(testID string) bool
-	tallied bool
-	tally   tallySeeds
+	// keptOnly checks only the rows keep keeps whole (Options.CheckKeptOnly).
+	keptOnly bool
+	tallied  bool
+	tally    tallySeeds
 }
 
 // startPipeline starts reading src, parsing rows as cfg says.
@@ -187,7 +189,9 @@ func (b *block) parse(sk *skimmer, a *arena) {
 		if len(line) == 0 {
 			continue
 		}
-		row, err := parseRow(line, sk, a)
+		// A last line without its newline may be cut short: it is checked
+		// whole, to be skipped as such (see readManifest).
+		row, err := parseRow(line, sk, a, a.cfg.keptOnly && newline)
 		if err == nil && len(raw) > math.MaxInt32 {
 			err = &rowError{msg: "line longer than 2 GiB", hint: rowHint}
 		}

@@ -29,6 +29,13 @@ type Options struct {
 	// Duplicates or OverwrittenBy, so it is not one for Detail. Read(keep)
 	// with keep set ignores Compact.
 	Compact bool
+	// CheckKeptOnly (for show, which reads one case) makes Read(keep) with
+	// keep set check only the rows it keeps whole: the others are read for
+	// their identity, score and folder, which positions, duplicates and
+	// refs need, and their nested values are skipped without checking
+	// their grammar (see looseEnd), so a malformed value in a row not kept
+	// goes unnoticed; status, list and validate check every row.
+	CheckKeptOnly bool
 }
 
 // DefaultAnswerLimit is how much of a sidecar text Detail reads by default.

@@ -261,9 +261,10 @@ func checkRow(line []byte, sk *skimmer) (w *rowWire, warn string, err *rowError)
 }
 
 // parseRow decodes one manifest line into a new Case from a. It is the one
-// hot function of Open (see skimRow).
-func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError) {
-	w, warn, err := checkRow(line, sk)
+// hot function of Open (see skimRow). loose reads a row not kept
+// loosely (see check).
+func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, err *rowError) {
+	w, warn, err := a.cfg.check(line, sk, loose)
 	if err != nil {
 		return row, err
 	}
@@ -291,6 +292,22 @@ func parseRow(line []byte, sk *skimmer, a *arena) (row parsedRow, err *rowError)
 	c.Samples = repeats(w, a, sk.in)
 	row.c = c
 	return row, nil
+}
+
+// check is checkRow, but with loose (under Options.CheckKeptOnly) a row is
+// read loosely first (its nested values skipped unchecked, see looseEnd),
+// and again strictly when the read keeps it or the loose read failed, so a
+// kept row, every error and its message are checkRow's.
+func (cfg *parseConfig) check(line []byte, sk *skimmer, loose bool) (*rowWire, string, *rowError) {
+	if loose {
+		sk.loose = true
+		w, warn, err := checkRow(line, sk)
+		sk.loose = false
+		if err == nil && !cfg.keep(w.head().TestID) {
+			return w, warn, nil
+		}
+	}
+	return checkRow(line, sk)
 }
 
 // arena hands out the many small values of one Open from shared chunks:

@@ -55,6 +55,9 @@ type skimmer struct {
 	// views, set for Open's rows, lets path read a string as a view of
 	// the line instead of a copy (see path).
 	views bool
+	// loose, when set, skips nested values by looseEnd, unchecked (see
+	// Options.CheckKeptOnly).
+	loose bool
 }
 
 // row decodes the light fields of line. The result is owned by s.
@@ -358,10 +361,23 @@ func (s *skimmer) skip() error {
 		_, err := s.rawString()
 		return err
 	case '{', '[':
+		if s.loose {
+			return s.skipLoose()
+		}
 		return s.skipNested()
 	}
 	_, err := s.literal()
 	return err
+}
+
+// skipLoose skips the object or array at s.i by looseEnd.
+func (s *skimmer) skipLoose() error {
+	end, ok := looseEnd(s.b, s.i)
+	s.i = end
+	if !ok {
+		return s.fail("unexpected end of input")
+	}
+	return nil
 }
 
 // skipNested skips the object or array at s.i. Most of a manifest row's
@@ -664,6 +680,9 @@ func list[T any](s *skimmer, dst *[]T, field string, member func(v *T, key []byt
 		return s.nullOr(func() { *dst = nil }, field)
 	}
 	*dst = (*dst)[:0]
+	if s.loose { // a row read loosely is not kept: its lists are not needed
+		return s.skipLoose()
+	}
 	var zero T
 	return s.array(func() error {
 		*dst = append(*dst, zero)

@@ -1,0 +1,163 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// looseEndBytes is looseEnd a byte at a time: the reference the fuzz
+// targets hold looseEnd to.
+func looseEndBytes(b []byte, i int) (int, bool) {
+	depth, inString := 0, false
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\\':
+			i++ // the next byte is escaped, in a string or not
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return len(b), false
+}
+
+// FuzzLooseEnd: from any start at a bracket, looseEnd ends where a byte
+// loop counting brackets outside strings ends, and on a well-formed value
+// exactly where the value ends. blockMasks (SSE2 on amd64) and
+// blockMasksWords agree on every block.
+func FuzzLooseEnd(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"}\"]"},"\\"]}, "x"`), 0)
+	f.Add([]byte(`[`+strings.Repeat(`"\\\\\"[{",`, 20)+`]]`), 0)
+	f.Add(append(append([]byte(`{"k":"`), bytes.Repeat([]byte{'\\'}, 63)...), `"}"}`...), 0)
+	f.Add([]byte(`x{"a":{"b":{"c":[[[]]]}}}`), 1)
+	f.Add(append(bytes.Repeat([]byte(`{"k":"v"},`), 13), ']'), 9)
+	f.Fuzz(func(t *testing.T, b []byte, start int) {
+		for k := 0; k+64 <= len(b); k++ {
+			p := (*[64]byte)(b[k:])
+			q, bs, o, c := blockMasks(p)
+			wq, wbs, wo, wc := blockMasksWords(p)
+			if [4]uint64{q, bs, o, c} != [4]uint64{wq, wbs, wo, wc} {
+				t.Fatalf("blockMasks at %d = %x; blockMasksWords: %x", k, [4]uint64{q, bs, o, c}, [4]uint64{wq, wbs, wo, wc})
+			}
+		}
+		if start < 0 || start >= len(b) || b[start] != '{' && b[start] != '[' {
+			return
+		}
+		end, ok := looseEnd(b, start)
+		wantEnd, wantOK := looseEndBytes(b, start)
+		if end != wantEnd || ok != wantOK {
+			t.Fatalf("looseEnd(%q, %d) = %d, %v; want %d, %v", b, start, end, ok, wantEnd, wantOK)
+		}
+		var v any
+		d := json.NewDecoder(bytes.NewReader(b[start:]))
+		if d.Decode(&v) == nil && (!ok || end-start != int(d.InputOffset())) {
+			t.Fatalf("looseEnd(%q, %d) = %d, %v; the value ends at %d", b, start, end, ok, start+int(d.InputOffset()))
+		}
+	})
+}
+
+// TestCheckKeptOnly reads the runs of TestKeep with Read(keep) checking
+// every row and under Options.CheckKeptOnly: the same run (sameKeptRead).
+func TestCheckKeptOnly(t *testing.T) {
+	for name, dir := range readModeRuns(t) {
+		for _, keep := range []func(string) bool{func(string) bool { return false }, func(id string) bool { return id == "a" || strings.HasSuffix(id, "1") }} {
+			t.Run(name, func(t *testing.T) {
+				strict, serr := readKept(dir, Options{Outline: true}, keep)
+				loose, err := readKept(dir, Options{Outline: true, CheckKeptOnly: true}, keep)
+				if serr != nil || err != nil {
+					t.Fatal(serr, err)
+				}
+				sameKeptRead(t, strict, loose)
+			})
+		}
+	}
+}
+
+// FuzzCheckKeptOnly: for any manifest, a read under Options.CheckKeptOnly
+// reads the run a strict read does (sameKeptRead) when that one succeeds;
+// when it fails, it fails alike or on a later line (a row not kept is
+// checked only for what it is read for), and fails only where the
+// strict read fails too.
+func FuzzCheckKeptOnly(f *testing.F) {
+	f.Add("{\"test_id\":\"a\",\"score\":1,\"scores\":[{\"type\":\"t\",\"verdict\":\"fail\",\"x\":{\"y\":[1,2]}}]}\n\n{\"test_id\":\"b\",\"target\":\"x\",\"score\":0.5,\"result_dir\":\"one\",\"m\":{\"n\":tru}}\n{\"test_id\":\"a\",\"score\":0}\n{\"test_id\":\"b\"")
+	f.Add("{\"test_id\":\"b\",\"score\":1,\"m\":[{]}\n{\"test_id\":\"a\",\"variant\":\"v\",\"score\":1,\"samples\":[{\"status\":\"pass\"}]}\n")
+	f.Add("{\"test_id\":\"c\",\"score\":1,\"scores\":[{\"score\":\"x\"}]}\n{\"test_id\":\"a\",\"m\":{\"k\":\"\\\"}\"}}\n")
+	f.Fuzz(func(t *testing.T, manifest string) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"index.jsonl": manifest})
+		keep := func(id string) bool { return id == "a" }
+		strict, serr := readKept(dir, Options{Outline: true}, keep)
+		loose, err := readKept(dir, Options{Outline: true, CheckKeptOnly: true}, keep)
+		switch {
+		case serr == nil && err == nil:
+			sameKeptRead(t, strict, loose)
+		case serr == nil:
+			t.Fatalf("a loose read fails (%v) where the strict one does not", err)
+		case err != nil && errLine(err) <= errLine(serr) && err.Error() != serr.Error():
+			t.Fatalf("loose read: %v; strict read: %v", err, serr)
+		}
+	})
+}
+
+func readKept(dir string, opts Options, keep func(string) bool) (*Run, error) {
+	r, err := Locate(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.Read(keep)
+}
+
+// errLine is the manifest line an error names (0 for none).
+func errLine(err error) int {
+	var line int
+	if _, after, ok := strings.Cut(err.Error(), "index.jsonl:"); ok {
+		fmt.Sscanf(after, "%d", &line)
+	}
+	return line
+}
+
+// sameKeptRead checks that loose, a read under Options.CheckKeptOnly, read
+// the run strict did: the same size, counts, rows and kept cases (each
+// named and found alike), the same test id at every position; its
+// warnings are strict's but for those of nested values in rows not kept.
+func sameKeptRead(t *testing.T, strict, loose *Run) {
+	t.Helper()
+	sp, sf, se := strict.Counts()
+	p, f, e := loose.Counts()
+	if loose.Len() != strict.Len() || loose.Rows != strict.Rows || [3]int{p, f, e} != [3]int{sp, sf, se} {
+		t.Fatalf("%d cases, %d rows, counts %d/%d/%d; want %d, %d, %d/%d/%d", loose.Len(), loose.Rows, p, f, e, strict.Len(), strict.Rows, sp, sf, se)
+	}
+	for _, w := range loose.Warnings {
+		if !slices.Contains(strict.Warnings, w) {
+			t.Fatalf("warning %v; the strict read's: %v", w, strict.Warnings)
+		}
+	}
+	if !reflect.DeepEqual(loose.Cases, strict.Cases) {
+		t.Fatalf("cases:\n%+v\nwant\n%+v", loose.Cases, strict.Cases)
+	}
+	for _, c := range strict.Cases {
+		ref := strict.Ref(c)
+		if found, err := loose.Find(ref); loose.Ref(c) != ref || err != nil || found.Index != c.Index {
+			t.Errorf("Ref %q, Find(%q) = %v, %v", loose.Ref(c), ref, found, err)
+		}
+	}
+	for i := range strict.Len() {
+		id, err := strict.TestIDAt(i)
+		lid, lerr := loose.TestIDAt(i)
+		if id != lid || !errors.Is(lerr, err) && fmt.Sprint(lerr) != fmt.Sprint(err) {
+			t.Errorf("TestIDAt(%d) = %q, %v; want %q, %v", i, lid, lerr, id, err)
+		}
+	}
+}
