@@ -22,39 +22,59 @@ import (
 // evenBits has the bits at even positions set.
 const evenBits = 0x5555555555555555
 
+// looseState is what a loose skip carries from one block to the next.
+type looseState struct {
+	depth  int    // brackets open
+	inside uint64 // all ones when the block before ended in a string
+	odd    uint64 // 1 when the block before ended with an odd run of backslashes
+}
+
 // looseEnd returns the index just past the object or array that starts at
 // b[i] (a '{' or '['), found by counting brackets outside strings; ok is
-// false when the line ends first.
+// false when the line ends first. looseBlocks walks the whole blocks, the
+// rest is one block padded with zeros (none of the four bytes).
 func looseEnd(b []byte, i int) (end int, ok bool) {
-	depth := 0
-	var inside, odd uint64 // inside: all ones when the last block ended in a string; odd: 1 when it ended with an odd run of backslashes
-	for base := i; base < len(b); base += 64 {
-		var quote, backslash, open, close uint64
-		if len(b)-base >= 64 {
-			quote, backslash, open, close = blockMasks((*[64]byte)(b[base:]))
-		} else {
-			var pad [64]byte // zeros: none of the four
-			copy(pad[:], b[base:])
-			quote, backslash, open, close = blockMasks(&pad)
-		}
-		esc := escapedBits(backslash, &odd)
-		str := prefixXor(quote&^esc) ^ inside // from an opening quote up to its closing one
-		inside = uint64(int64(str) >> 63)
-		open &^= str | esc
-		close &^= str | esc
-		if depth > bits.OnesCount64(close) { // cannot come back to 0 in this block
-			depth += bits.OnesCount64(open) - bits.OnesCount64(close)
-			continue
-		}
-		for m := open | close; m != 0; m &= m - 1 {
-			if open&(m&-m) != 0 {
-				depth++
-			} else if depth--; depth == 0 {
-				return base + bits.TrailingZeros64(m) + 1, true
-			}
-		}
+	var st looseState
+	base, found := looseBlocks(b, i, &st)
+	if found || base == len(b) {
+		return base, found
+	}
+	var pad [64]byte
+	copy(pad[:], b[base:])
+	if k := st.step(blockMasks(&pad)); k >= 0 {
+		return base + k, true
 	}
 	return len(b), false
+}
+
+// looseBlocksWords is looseBlocks in portable Go: the implementation on
+// other architectures, and amd64's reference in tests.
+func looseBlocksWords(b []byte, i int, st *looseState) (int, bool) {
+	for ; len(b)-i >= 64; i += 64 {
+		if k := st.step(blockMasksWords((*[64]byte)(b[i:]))); k >= 0 {
+			return i + k, true
+		}
+	}
+	return i, false
+}
+
+// step advances st over a block, given its masks: it returns the index
+// just past the bracket that closes the value, or -1 when the value goes
+// on past the block.
+func (st *looseState) step(quote, backslash, open, close uint64) int {
+	esc := escapedBits(backslash, &st.odd)
+	str := prefixXor(quote&^esc) ^ st.inside // from an opening quote up to its closing one
+	st.inside = uint64(int64(str) >> 63)
+	open &^= str | esc
+	close &^= str | esc
+	for m := open | close; m != 0; m &= m - 1 {
+		if open&(m&-m) != 0 {
+			st.depth++
+		} else if st.depth--; st.depth == 0 {
+			return bits.TrailingZeros64(m) + 1
+		}
+	}
+	return -1
 }
 
 // escapedBits returns the bits of the bytes that follow an odd run of

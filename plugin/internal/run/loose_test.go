@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -35,8 +36,8 @@ func looseEndBytes(b []byte, i int) (int, bool) {
 
 // FuzzLooseEnd: from any start at a bracket, looseEnd ends where a byte
 // loop counting brackets outside strings ends, and on a well-formed value
-// exactly where the value ends. blockMasks (SSE2 on amd64) and
-// blockMasksWords agree on every block.
+// exactly where the value ends. blockMasks and looseBlocks (SSE2 on
+// amd64) agree with their portable twins on every block.
 func FuzzLooseEnd(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"}\"]"},"\\"]}, "x"`), 0)
 	f.Add([]byte(`[`+strings.Repeat(`"\\\\\"[{",`, 20)+`]]`), 0)
@@ -55,6 +56,7 @@ func FuzzLooseEnd(f *testing.F) {
 		if start < 0 || start >= len(b) || b[start] != '{' && b[start] != '[' {
 			return
 		}
+		sameLooseBlocks(t, b, start)
 		end, ok := looseEnd(b, start)
 		wantEnd, wantOK := looseEndBytes(b, start)
 		if end != wantEnd || ok != wantOK {
@@ -159,5 +161,64 @@ func sameKeptRead(t *testing.T, strict, loose *Run) {
 		if id != lid || !errors.Is(lerr, err) && fmt.Sprint(lerr) != fmt.Sprint(err) {
 			t.Errorf("TestIDAt(%d) = %q, %v; want %q, %v", i, lid, lerr, id, err)
 		}
+	}
+}
+
+// TestLooseEndDense holds looseEnd and looseBlocks to the byte loop on
+// random lines of nothing but quotes, backslashes and brackets (and a
+// letter), from every bracket: runs of backslashes and strings that cross
+// block boundaries everywhere, which a fuzzer finds only slowly.
+func TestLooseEndDense(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	const alphabet = `"\\{}[]a`
+	for range 3000 {
+		b := make([]byte, 1+rnd.IntN(400))
+		for k := range b {
+			b[k] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		for start, c := range b {
+			if c != '{' && c != '[' {
+				continue
+			}
+			end, ok := looseEnd(b, start)
+			if wantEnd, wantOK := looseEndBytes(b, start); end != wantEnd || ok != wantOK {
+				t.Fatalf("looseEnd(%q, %d) = %d, %v; want %d, %v", b, start, end, ok, wantEnd, wantOK)
+			}
+			sameLooseBlocks(t, b, start)
+		}
+	}
+}
+
+// sameLooseBlocks checks that every implementation of looseBlocks this
+// processor runs returns what looseBlocksWords returns.
+func sameLooseBlocks(t *testing.T, b []byte, start int) {
+	t.Helper()
+	var wst looseState
+	wi, wfound := looseBlocksWords(b, start, &wst)
+	for name, impl := range looseBlockImpls() {
+		var st looseState
+		if i, found := impl(b, start, &st); i != wi || found != wfound || !found && st != wst {
+			t.Fatalf("looseBlocks %s (%q, %d) = %d, %v, %+v; looseBlocksWords: %d, %v, %+v", name, b, start, i, found, st, wi, wfound, wst)
+		}
+	}
+}
+
+// BenchmarkLooseBlocks is each implementation of looseBlocks over an
+// array of 5000 grader-like objects (a bracket every 15 bytes, escaped
+// quotes in every object): MB/s is bytes skipped.
+func BenchmarkLooseBlocks(b *testing.B) {
+	buf := []byte("[" + strings.Repeat(`{"name":"contains-patch","type":"contains","assertions":[{"text":"Output contains \"patch\"","passed":false}],"x":[1,2,3]},`, 5000) + "0]")
+	impls := looseBlockImpls()
+	impls["Words"] = looseBlocksWords
+	for name, impl := range impls {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				var st looseState
+				if _, found := impl(buf, 0, &st); found {
+					b.Fatal("the array ends in its last block")
+				}
+			}
+		})
 	}
 }
