@@ -52,6 +52,10 @@ type skimmer struct {
 	open   []byte // skipNested's stack
 
 	escaped bool // the string rawString read last has an escape
+	// blocks are the stage-1 masks of the line row is reading (staged
+	// set): see stage.
+	blocks []stageBlock
+	staged bool
 	// views, set for Open's rows, lets path read a string as a view of
 	// the line instead of a copy (see path).
 	views bool
@@ -65,7 +69,9 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
 		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
 	}
+	s.blocks, s.staged = stage(line, s.blocks), true
 	err = s.object(func(key []byte) error { return s.rowField(&s.w, key) })
+	s.staged = false // the other readers set s.b themselves
 	if err == nil {
 		s.ws()
 		if s.i != len(s.b) {
@@ -165,7 +171,7 @@ func (s *skimmer) object(member func(key []byte) error) error {
 			s.i = i
 			return s.fail("expected a member name")
 		}
-		end, ok, escaped := stringEnd(b, i+1)
+		end, ok, escaped := s.stringEnd(i + 1)
 		if !ok || end == len(b) {
 			s.i = end
 			return s.stringFail(ok)
@@ -236,7 +242,7 @@ func (s *skimmer) array(elem func() error) error {
 // only JSON's escapes, as encoding/json (and AgentV's JSON.parse) require.
 func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
-	end, ok, escaped := stringEnd(s.b, start)
+	end, ok, escaped := s.stringEnd(start)
 	s.escaped = escaped
 	if !ok || end == len(s.b) {
 		s.i = end
@@ -398,13 +404,13 @@ func (s *skimmer) skipNested() error {
 			case c == '[':
 				continue
 			default:
-				if i, msg = memberEnd(b, i); msg != "" {
+				if i, msg = s.memberEnd(i); msg != "" {
 					return fail(msg)
 				}
 				continue
 			}
 		case '"':
-			end, ok, _ := stringEnd(b, i+1)
+			end, ok, _ := s.stringEnd(i + 1)
 			if !ok || end == len(b) {
 				i = end
 				return fail("invalid character or escape in string")
@@ -446,7 +452,7 @@ func (s *skimmer) skipNested() error {
 				return fail("unexpected end of input")
 			}
 			if top == '{' {
-				if i, msg = memberEnd(b, i); msg != "" {
+				if i, msg = s.memberEnd(i); msg != "" {
 					return fail(msg)
 				}
 			}
@@ -458,11 +464,12 @@ func (s *skimmer) skipNested() error {
 // memberEnd reads the member name and colon at i and returns the index of
 // the member's value; or, when they are not well formed, where and what
 // the error is.
-func memberEnd(b []byte, i int) (int, string) {
+func (s *skimmer) memberEnd(i int) (int, string) {
+	b := s.b
 	if b[i] != '"' {
 		return i, "expected a member name"
 	}
-	end, ok, _ := stringEnd(b, i+1)
+	end, ok, _ := s.stringEnd(i + 1)
 	if !ok || end == len(b) {
 		return end, "invalid member name"
 	}

@@ -1,0 +1,64 @@
+#include "textflag.h"
+
+// LANE puts in q, bs and ctl the masks of the quotes (X1 holds them), the
+// backslashes (X2) and the control characters (below X3's 0x20: the
+// unsigned minimum with 0x1f is the byte itself) of the 16 bytes at
+// off(SI).
+#define LANE(off, q, bs, ctl) \
+	MOVOU off(SI), X0 \
+	MOVO X0, X4 \
+	PCMPEQB X1, X4 \
+	PMOVMSKB X4, q \
+	MOVO X0, X5 \
+	PCMPEQB X2, X5 \
+	PMOVMSKB X5, bs \
+	MOVO X3, X6 \
+	PMINUB X0, X6 \
+	PCMPEQB X0, X6 \
+	PMOVMSKB X6, ctl
+
+// MERGE ors the masks of the lane at bit shift into AX, BX and DX.
+#define MERGE(shift) \
+	SHLQ $shift, R8 \
+	SHLQ $shift, R9 \
+	SHLQ $shift, R10 \
+	ORQ R8, AX \
+	ORQ R9, BX \
+	ORQ R10, DX
+
+// The bytes X1, X2 and X3 hold, sixteen of each.
+DATA stagebytes<>+0(SB)/8, $0x2222222222222222
+DATA stagebytes<>+8(SB)/8, $0x2222222222222222
+DATA stagebytes<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA stagebytes<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA stagebytes<>+32(SB)/8, $0x1f1f1f1f1f1f1f1f
+DATA stagebytes<>+40(SB)/8, $0x1f1f1f1f1f1f1f1f
+GLOBL stagebytes<>(SB), RODATA|NOPTR, $48
+
+// func stageMasks(b []byte, out []stageBlock)
+TEXT ·stageMasks(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ out_base+24(FP), DI
+	MOVQ out_len+32(FP), CX
+	MOVOU stagebytes<>+0(SB), X1
+	MOVOU stagebytes<>+16(SB), X2
+	MOVOU stagebytes<>+32(SB), X3
+	TESTQ CX, CX
+	JZ done
+loop:
+	LANE(0, AX, BX, DX)
+	LANE(16, R8, R9, R10)
+	MERGE(16)
+	LANE(32, R8, R9, R10)
+	MERGE(32)
+	LANE(48, R8, R9, R10)
+	MERGE(48)
+	MOVQ AX, 0(DI)
+	MOVQ DX, 8(DI)
+	MOVQ BX, 16(DI)
+	ADDQ $64, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ loop
+done:
+	RET
