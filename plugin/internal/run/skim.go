@@ -171,7 +171,10 @@ func (s *skimmer) object(member func(key []byte) error) error {
 			s.i = i
 			return s.fail("expected a member name")
 		}
-		end, ok, escaped := s.stringEnd(i + 1)
+		end, ok, escaped := s.near(i + 1)
+		if !ok {
+			end, ok, escaped = s.stringEnd(i + 1)
+		}
 		if !ok || end == len(b) {
 			s.i = end
 			return s.stringFail(ok)
@@ -242,7 +245,10 @@ func (s *skimmer) array(elem func() error) error {
 // only JSON's escapes, as encoding/json (and AgentV's JSON.parse) require.
 func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
-	end, ok, escaped := s.stringEnd(start)
+	end, ok, escaped := s.near(start)
+	if !ok {
+		end, ok, escaped = s.stringEnd(start)
+	}
 	s.escaped = escaped
 	if !ok || end == len(s.b) {
 		s.i = end
@@ -410,7 +416,10 @@ func (s *skimmer) skipNested() error {
 				continue
 			}
 		case '"':
-			end, ok, _ := s.stringEnd(i + 1)
+			end, ok, _ := s.near(i + 1)
+			if !ok {
+				end, ok, _ = s.stringEnd(i + 1)
+			}
 			if !ok || end == len(b) {
 				i = end
 				return fail("invalid character or escape in string")
@@ -469,7 +478,10 @@ func (s *skimmer) memberEnd(i int) (int, string) {
 	if b[i] != '"' {
 		return i, "expected a member name"
 	}
-	end, ok, _ := s.stringEnd(i + 1)
+	end, ok, _ := s.near(i + 1)
+	if !ok {
+		end, ok, _ = s.stringEnd(i + 1)
+	}
 	if !ok || end == len(b) {
 		return end, "invalid member name"
 	}

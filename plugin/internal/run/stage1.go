@@ -100,38 +100,30 @@ func zeroBytes(x uint64) uint64 {
 // bit 0.
 func highBits(x uint64) uint64 { return (x >> 7 & 0x0101010101010101) * 0x0102040810204080 >> 56 }
 
-// stringEnd is stringEnd(s.b, i) for a string whose body starts at i,
-// read from the masks of the line when row has staged it: the first
-// unescaped quote from i on ends the string, and the byte scan runs only
-// when the body has a special byte (to find the error, or check a \u
-// escape) or no end. A string that ends in the block it starts in (most
-// do) is read here, inline.
-func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
-	if end, escaped := s.near(i); end >= 0 {
-		return end, true, escaped
-	}
-	return s.stringEndFar(i)
-}
-
-// near is stringEnd for a string with no special byte that ends in the
-// block it starts in; end is -1 for any other.
-func (s *skimmer) near(i int) (end int, escaped bool) {
+// near is stringEnd for the string whose body starts at i when row has
+// staged the line and the string ends, with no special byte, in the block
+// it starts in (most do), read from the masks inline; ok is false for any
+// other, which the caller leaves to stringEnd.
+func (s *skimmer) near(i int) (end int, ok, escaped bool) {
 	if !s.staged {
-		return -1, false
+		return 0, false, false
 	}
 	bl := &s.blocks[i>>6]
 	from := ^uint64(0) << (i & 63)
 	m := bl.quote & from
 	body := from & (m&-m - 1)
 	if m == 0 || bl.special&body != 0 {
-		return -1, false
+		return 0, false, false
 	}
-	return i&^63 + bits.TrailingZeros64(m), bl.escaped&body != 0
+	return i&^63 + bits.TrailingZeros64(m), true, bl.escaped&body != 0
 }
 
-// stringEndFar is stringEnd for a string that does not end in the block it
-// starts in, or has a special byte.
-func (s *skimmer) stringEndFar(i int) (end int, ok, escaped bool) {
+// stringEnd is stringEnd(s.b, i) for a string whose body starts at i,
+// read from the masks of the line when row has staged it: the first
+// unescaped quote from i on ends the string, and the byte scan runs only
+// when the body has a special byte (to find the error, or check a \u
+// escape) or no end.
+func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
 	blocks := s.blocks
 	if !s.staged {
 		return stringEnd(s.b, i)

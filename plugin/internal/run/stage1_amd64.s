@@ -35,8 +35,8 @@ DATA stagebytes<>+32(SB)/8, $0x1f1f1f1f1f1f1f1f
 DATA stagebytes<>+40(SB)/8, $0x1f1f1f1f1f1f1f1f
 GLOBL stagebytes<>(SB), RODATA|NOPTR, $48
 
-// func stageMasks(b []byte, out []stageBlock)
-TEXT ·stageMasks(SB), NOSPLIT, $0-48
+// func stageMasksSSE2(b []byte, out []stageBlock)
+TEXT ·stageMasksSSE2(SB), NOSPLIT, $0-48
 	MOVQ b_base+0(FP), SI
 	MOVQ out_base+24(FP), DI
 	MOVQ out_len+32(FP), CX
@@ -61,4 +61,43 @@ loop:
 	DECQ CX
 	JNZ loop
 done:
+	RET
+
+// HALF puts in q, bs and ctl the masks of the quotes (Y1 holds them), the
+// backslashes (Y2) and the control characters (Y3 holds 0x1f) of the 32
+// bytes in y.
+#define HALF(y, q, bs, ctl) \
+	VPCMPEQB Y1, y, Y4 \
+	VPMOVMSKB Y4, q \
+	VPCMPEQB Y2, y, Y5 \
+	VPMOVMSKB Y5, bs \
+	VPMINUB Y3, y, Y6 \
+	VPCMPEQB y, Y6, Y6 \
+	VPMOVMSKB Y6, ctl
+
+// func stageMasksAVX2(b []byte, out []stageBlock)
+TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ out_base+24(FP), DI
+	MOVQ out_len+32(FP), CX
+	TESTQ CX, CX
+	JZ avxdone
+	VPBROADCASTB stagebytes<>+0(SB), Y1
+	VPBROADCASTB stagebytes<>+16(SB), Y2
+	VPBROADCASTB stagebytes<>+32(SB), Y3
+avxloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y7
+	HALF(Y0, AX, BX, DX)
+	HALF(Y7, R8, R9, R10)
+	MERGE(32)
+	MOVQ AX, 0(DI)
+	MOVQ DX, 8(DI)
+	MOVQ BX, 16(DI)
+	ADDQ $64, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ avxloop
+	VZEROUPPER
+avxdone:
 	RET

@@ -8,7 +8,8 @@ import (
 // FuzzStage: the staged masks of a line hold exactly its unescaped quotes
 // and the bytes its backslashes escape (as a scan from the start finds
 // them), stageMasks (SSE2 on amd64) matches stageMasksWords, and at every
-// quote no backslash escapes, skimmer.stringEnd read from the masks gives
+// quote no backslash escapes, skimmer.stringEnd read from the masks (and
+// skimmer.near, when it knows) gives
 // what the byte scan stringEnd gives: the same end, or the same error at
 // the same byte.
 func FuzzStage(f *testing.F) {
@@ -29,8 +30,11 @@ func FuzzStage(f *testing.F) {
 				t.Fatalf("%q: byte %d: escaped %v, quote %v", line, i, bl.escaped&bit != 0, bl.quote&bit != 0)
 			}
 			if c == '"' && !escaped {
-				end, ok, esc := s.stringEnd(i + 1)
 				wantEnd, wantOK, wantEsc := stringEnd(line, i+1)
+				if end, ok, esc := s.near(i + 1); ok && (end != wantEnd || !wantOK || esc != wantEsc) {
+					t.Fatalf("%q: string at %d: near says %d, %v; the scan %d, %v, %v", line, i, end, esc, wantEnd, wantOK, wantEsc)
+				}
+				end, ok, esc := s.stringEnd(i + 1)
 				if end != wantEnd || ok != wantOK || ok && esc != wantEsc {
 					t.Fatalf("%q: string at %d: end %d, %v, %v; the scan says %d, %v, %v", line, i, end, ok, esc, wantEnd, wantOK, wantEsc)
 				}
