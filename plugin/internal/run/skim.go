@@ -20,8 +20,8 @@ import (
 //
 // It returns the first field whose value had an unexpected type (like
 // json.UnmarshalTypeError.Field, that value is left unset), or a syntax
-// error. Unlike encoding/json it matches keys exactly (as AgentV does) and
-// does not reject raw control characters inside skipped strings.
+// error. Unlike encoding/json it matches keys exactly (as AgentV does).
+// Before a row is parsed, stage finds where its strings end (stage1.go).
 func skimRow(line []byte) (w rowWire, typeErr string, err error) {
 	var s skimmer
 	wp, typeErr, err := s.row(line)

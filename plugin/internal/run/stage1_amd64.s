@@ -26,23 +26,26 @@
 	ORQ R9, BX \
 	ORQ R10, DX
 
-// The bytes X1, X2 and X3 hold, sixteen of each.
-DATA stagebytes<>+0(SB)/8, $0x2222222222222222
-DATA stagebytes<>+8(SB)/8, $0x2222222222222222
-DATA stagebytes<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA stagebytes<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA stagebytes<>+32(SB)/8, $0x1f1f1f1f1f1f1f1f
-DATA stagebytes<>+40(SB)/8, $0x1f1f1f1f1f1f1f1f
-GLOBL stagebytes<>(SB), RODATA|NOPTR, $48
+// STORE writes the block's masks (AX, BX, DX) and moves on to the next.
+#define STORE \
+	MOVQ AX, 0(DI) \
+	MOVQ DX, 8(DI) \
+	MOVQ BX, 16(DI) \
+	ADDQ $64, SI \
+	ADDQ $24, DI \
+	DECQ CX
+
+// X1, X2 and X3 (Y1, Y2 and Y3) hold quotes, backslashes and 0x1f, from
+// stringrun_amd64.s's ·stringbytes.
 
 // func stageMasksSSE2(b []byte, out []stageBlock)
 TEXT ·stageMasksSSE2(SB), NOSPLIT, $0-48
 	MOVQ b_base+0(FP), SI
 	MOVQ out_base+24(FP), DI
 	MOVQ out_len+32(FP), CX
-	MOVOU stagebytes<>+0(SB), X1
-	MOVOU stagebytes<>+16(SB), X2
-	MOVOU stagebytes<>+32(SB), X3
+	MOVOU ·stringbytes+0(SB), X1
+	MOVOU ·stringbytes+16(SB), X2
+	MOVOU ·stringbytes+32(SB), X3
 	TESTQ CX, CX
 	JZ done
 loop:
@@ -53,12 +56,7 @@ loop:
 	MERGE(32)
 	LANE(48, R8, R9, R10)
 	MERGE(48)
-	MOVQ AX, 0(DI)
-	MOVQ DX, 8(DI)
-	MOVQ BX, 16(DI)
-	ADDQ $64, SI
-	ADDQ $24, DI
-	DECQ CX
+	STORE
 	JNZ loop
 done:
 	RET
@@ -82,21 +80,16 @@ TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-48
 	MOVQ out_len+32(FP), CX
 	TESTQ CX, CX
 	JZ avxdone
-	VPBROADCASTB stagebytes<>+0(SB), Y1
-	VPBROADCASTB stagebytes<>+16(SB), Y2
-	VPBROADCASTB stagebytes<>+32(SB), Y3
+	VPBROADCASTB ·stringbytes+0(SB), Y1
+	VPBROADCASTB ·stringbytes+16(SB), Y2
+	VPBROADCASTB ·stringbytes+32(SB), Y3
 avxloop:
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y7
 	HALF(Y0, AX, BX, DX)
 	HALF(Y7, R8, R9, R10)
 	MERGE(32)
-	MOVQ AX, 0(DI)
-	MOVQ DX, 8(DI)
-	MOVQ BX, 16(DI)
-	ADDQ $64, SI
-	ADDQ $24, DI
-	DECQ CX
+	STORE
 	JNZ avxloop
 	VZEROUPPER
 avxdone:
