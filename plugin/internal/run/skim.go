@@ -20,8 +20,8 @@ import (
 //
 // It returns the first field whose value had an unexpected type (like
 // json.UnmarshalTypeError.Field, that value is left unset), or a syntax
-// error. Unlike encoding/json it matches keys exactly (as AgentV does) and
-// does not reject raw control characters inside skipped strings.
+// error. Unlike encoding/json it matches keys exactly (as AgentV does).
+// Before a row is parsed, stage finds where its strings end (stage1.go).
 func skimRow(line []byte) (w rowWire, typeErr string, err error) {
 	var s skimmer
 	wp, typeErr, err := s.row(line)
@@ -52,6 +52,10 @@ type skimmer struct {
 	open   []byte // skipNested's stack
 
 	escaped bool // the string rawString read last has an escape
+	// blocks are the stage-1 masks of the line row is reading (staged
+	// set): see stage.
+	blocks []stageBlock
+	staged bool
 	// views, set for Open's rows, lets path read a string as a view of
 	// the line instead of a copy (see path).
 	views bool
@@ -68,7 +72,9 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
 		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
 	}
+	s.blocks, s.staged = stage(line, s.blocks), true
 	err = s.object(func(key []byte) error { return s.rowField(&s.w, key) })
+	s.staged = false // the other readers set s.b themselves
 	if err == nil {
 		s.ws()
 		if s.i != len(s.b) {
@@ -168,7 +174,10 @@ func (s *skimmer) object(member func(key []byte) error) error {
 			s.i = i
 			return s.fail("expected a member name")
 		}
-		end, ok, escaped := stringEnd(b, i+1)
+		end, ok, escaped := s.near(i + 1)
+		if !ok {
+			end, ok, escaped = s.stringEnd(i + 1)
+		}
 		if !ok || end == len(b) {
 			s.i = end
 			return s.stringFail(ok)
@@ -239,7 +248,10 @@ func (s *skimmer) array(elem func() error) error {
 // only JSON's escapes, as encoding/json (and AgentV's JSON.parse) require.
 func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
-	end, ok, escaped := stringEnd(s.b, start)
+	end, ok, escaped := s.near(start)
+	if !ok {
+		end, ok, escaped = s.stringEnd(start)
+	}
 	s.escaped = escaped
 	if !ok || end == len(s.b) {
 		s.i = end
@@ -414,13 +426,16 @@ func (s *skimmer) skipNested() error {
 			case c == '[':
 				continue
 			default:
-				if i, msg = memberEnd(b, i); msg != "" {
+				if i, msg = s.memberEnd(i); msg != "" {
 					return fail(msg)
 				}
 				continue
 			}
 		case '"':
-			end, ok, _ := stringEnd(b, i+1)
+			end, ok, _ := s.near(i + 1)
+			if !ok {
+				end, ok, _ = s.stringEnd(i + 1)
+			}
 			if !ok || end == len(b) {
 				i = end
 				return fail("invalid character or escape in string")
@@ -462,7 +477,7 @@ func (s *skimmer) skipNested() error {
 				return fail("unexpected end of input")
 			}
 			if top == '{' {
-				if i, msg = memberEnd(b, i); msg != "" {
+				if i, msg = s.memberEnd(i); msg != "" {
 					return fail(msg)
 				}
 			}
@@ -474,11 +489,15 @@ func (s *skimmer) skipNested() error {
 // memberEnd reads the member name and colon at i and returns the index of
 // the member's value; or, when they are not well formed, where and what
 // the error is.
-func memberEnd(b []byte, i int) (int, string) {
+func (s *skimmer) memberEnd(i int) (int, string) {
+	b := s.b
 	if b[i] != '"' {
 		return i, "expected a member name"
 	}
-	end, ok, _ := stringEnd(b, i+1)
+	end, ok, _ := s.near(i + 1)
+	if !ok {
+		end, ok, _ = s.stringEnd(i + 1)
+	}
 	if !ok || end == len(b) {
 		return end, "invalid member name"
 	}

@@ -19,14 +19,15 @@
 #define ESC_LOW $0x0000800400000000
 #define ESC_HIGH $0x0014404410000000
 
-// The bytes X1, X2 and X3 hold, sixteen of each.
-DATA runbytes<>+0(SB)/8, $0x2222222222222222
-DATA runbytes<>+8(SB)/8, $0x2222222222222222
-DATA runbytes<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA runbytes<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA runbytes<>+32(SB)/8, $0x1f1f1f1f1f1f1f1f
-DATA runbytes<>+40(SB)/8, $0x1f1f1f1f1f1f1f1f
-GLOBL runbytes<>(SB), RODATA|NOPTR, $48
+// The bytes X1, X2 and X3 hold, sixteen of each (stage1_amd64.s uses
+// them too).
+DATA ·stringbytes+0(SB)/8, $0x2222222222222222
+DATA ·stringbytes+8(SB)/8, $0x2222222222222222
+DATA ·stringbytes+16(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA ·stringbytes+24(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA ·stringbytes+32(SB)/8, $0x1f1f1f1f1f1f1f1f
+DATA ·stringbytes+40(SB)/8, $0x1f1f1f1f1f1f1f1f
+GLOBL ·stringbytes(SB), RODATA|NOPTR, $48
 
 // func stringRun(b []byte, i int) (j int, escaped bool)
 TEXT ·stringRun(SB), NOSPLIT, $0-41
@@ -34,9 +35,9 @@ TEXT ·stringRun(SB), NOSPLIT, $0-41
 	MOVQ b_len+8(FP), DX
 	MOVQ i+24(FP), AX
 	XORL DI, DI
-	MOVOU runbytes<>+0(SB), X1
-	MOVOU runbytes<>+16(SB), X2
-	MOVOU runbytes<>+32(SB), X3
+	MOVOU ·stringbytes+0(SB), X1
+	MOVOU ·stringbytes+16(SB), X2
+	MOVOU ·stringbytes+32(SB), X3
 loop32:
 	LEAQ 32(AX), CX
 	CMPQ CX, DX

@@ -1,0 +1,155 @@
+package run
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// Stage 1, as simdjson calls it: before a row is parsed, one pass over
+// the whole line finds, sixty-four bytes at a time, where its strings end
+// and whether their bodies need a closer look. The parser then finds the
+// end of a string (about 140 per row, most of them short) with a few bit
+// operations instead of a scan of its own (see skimmer.stringEnd).
+
+// stageBlock holds the masks of one 64-byte block of a line: bit k stands
+// for byte k of the block.
+type stageBlock struct {
+	quote   uint64 // the quotes no backslash escapes
+	special uint64 // control characters, and the bytes escaped by a backslash other than " \ / b f n r t
+	escaped uint64 // the bytes a backslash escapes
+}
+
+// oddBits has a bit at every odd position.
+const oddBits = 0xaaaaaaaaaaaaaaaa
+
+// twoByteEscape flags the bytes that may follow a backslash in a two-byte
+// JSON escape. A \u escape is marked special, left to the byte scan.
+var twoByteEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// stage computes the masks of line into blocks (reusing its array) and
+// returns them, one per 64 bytes and one for the rest (which may be
+// none: a string's body may start at len(line)).
+func stage(line []byte, blocks []stageBlock) []stageBlock {
+	n := len(line)/64 + 1
+	if cap(blocks) < n {
+		blocks = make([]stageBlock, n, n+n/4)
+	}
+	blocks = blocks[:n]
+	whole := len(line) / 64
+	stageMasks(line[:whole*64], blocks[:whole])
+	pad := spaces
+	copy(pad[:], line[whole*64:])
+	stageMasks(pad[:], blocks[whole:])
+	// The raw masks hold quotes, control characters and backslashes. A
+	// backslash escapes the byte after it unless it is itself escaped:
+	// the escaped bytes follow the odd-length runs of backslashes, found
+	// for all sixty-four at once by simdjson's subtraction (runs that start
+	// on an even bit borrow across their length differently from those
+	// that start on an odd one).
+	var carry uint64 // 1 when the last block ended with an escaping backslash
+	for k := range blocks {
+		bl := &blocks[k]
+		backslash := bl.escaped
+		if backslash|carry == 0 {
+			continue
+		}
+		potential := backslash &^ carry
+		code := (potential<<1 | oddBits - potential) ^ oddBits
+		escaped := code ^ (backslash | carry)
+		carry = code & backslash >> 63
+		bl.quote &^= escaped
+		bl.escaped = escaped
+		for m := escaped; m != 0; m &= m - 1 {
+			if p := k*64 + bits.TrailingZeros64(m); p >= len(line) || !twoByteEscape[line[p]] {
+				bl.special |= m & -m
+			}
+		}
+	}
+	return blocks
+}
+
+// spaces pads a line's last block.
+var spaces = [64]byte(bytes.Repeat([]byte{' '}, 64))
+
+// stageMasksWords is stageMasks in portable Go, eight bytes at a time: the
+// implementation on other architectures, and amd64's reference in tests.
+// It sets each block's quote, special and escaped masks to its quotes,
+// control characters and backslashes; len(b) is 64*len(out).
+func stageMasksWords(b []byte, out []stageBlock) {
+	const ones = 0x0101010101010101
+	for k := range out {
+		var q, c, bs uint64
+		for j := 0; j < 64; j += 8 {
+			x := binary.LittleEndian.Uint64(b[k*64+j:])
+			q |= highBits(zeroBytes(x^ones*'"')) << j
+			bs |= highBits(zeroBytes(x^ones*'\\')) << j
+			c |= highBits(zeroBytes(x&(ones*0xe0))) << j
+		}
+		out[k] = stageBlock{quote: q, special: c, escaped: bs}
+	}
+}
+
+// zeroBytes flags with its high bit each zero byte of x, and no other.
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^(x&low7 + low7 | x | low7)
+}
+
+// highBits packs the high bits of x's bytes into eight bits, byte 0's in
+// bit 0.
+func highBits(x uint64) uint64 { return (x >> 7 & 0x0101010101010101) * 0x0102040810204080 >> 56 }
+
+// near is stringEnd for the string whose body starts at i when row has
+// staged the line and the string ends, with no special byte, in the block
+// it starts in (most do), read from the masks inline; ok is false for any
+// other, which the caller leaves to stringEnd.
+func (s *skimmer) near(i int) (end int, ok, escaped bool) {
+	if !s.staged {
+		return 0, false, false
+	}
+	bl := &s.blocks[i>>6]
+	from := ^uint64(0) << (i & 63)
+	m := bl.quote & from
+	body := from & (m&-m - 1)
+	if m == 0 || bl.special&body != 0 {
+		return 0, false, false
+	}
+	return i&^63 + bits.TrailingZeros64(m), true, bl.escaped&body != 0
+}
+
+// stringEnd is stringEnd(s.b, i) for a string whose body starts at i,
+// read from the masks of the line when row has staged it: the first
+// unescaped quote from i on ends the string, and the byte scan runs only
+// when the body has a special byte (to find the error, or check a \u
+// escape) or no end.
+func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
+	blocks := s.blocks
+	if !s.staged {
+		return stringEnd(s.b, i)
+	}
+	first := i >> 6
+	sp, esc := blocks[first].special, blocks[first].escaped
+	m := blocks[first].quote
+	from := ^uint64(0) << (i & 63)
+	if m&from != 0 {
+		return stringEnd(s.b, i) // it ends here: the body has a special byte
+	}
+	sp, esc = sp&from, esc&from
+	k := first + 1
+	for ; k < len(blocks) && blocks[k].quote == 0; k++ {
+		sp |= blocks[k].special
+		esc |= blocks[k].escaped
+	}
+	if k == len(blocks) {
+		return stringEnd(s.b, i)
+	}
+	m = blocks[k].quote
+	body := m&-m - 1
+	sp |= blocks[k].special & body
+	esc |= blocks[k].escaped & body
+	if sp != 0 {
+		return stringEnd(s.b, i)
+	}
+	return k<<6 + bits.TrailingZeros64(m), true, esc != 0
+}
