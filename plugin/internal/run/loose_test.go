@@ -12,14 +12,21 @@ import (
 	"testing"
 )
 
-// looseEndBytes is looseEnd a byte at a time: the reference the fuzz
-// targets hold looseEnd to.
+// looseEndBytes is looseEnd a byte at a time: the reference the tests
+// hold looseEnd to. A backslash escapes the byte after it, counted from
+// the start of the line.
 func looseEndBytes(b []byte, i int) (int, bool) {
+	escaped := make([]bool, len(b)+1)
+	for k := 0; k < len(b); k++ {
+		if b[k] == '\\' {
+			escaped[k+1] = true
+			k++
+		}
+	}
 	depth, inString := 0, false
 	for ; i < len(b); i++ {
 		switch c := b[i]; {
-		case c == '\\':
-			i++ // the next byte is escaped, in a string or not
+		case escaped[i]:
 		case c == '"':
 			inString = !inString
 		case inString:
@@ -34,10 +41,16 @@ func looseEndBytes(b []byte, i int) (int, bool) {
 	return len(b), false
 }
 
-// FuzzLooseEnd: from any start at a bracket, looseEnd ends where a byte
-// loop counting brackets outside strings ends, and on a well-formed value
-// exactly where the value ends. blockMasks and looseBlocks (SSE2 on
-// amd64) agree with their portable twins on every block.
+// looseEndOf is looseEnd of b from start, b staged with brackets.
+func looseEndOf(b []byte, start int) (int, bool) {
+	s := skimmer{b: b}
+	s.blocks = stage(b, nil, true)
+	return s.looseEnd(start)
+}
+
+// FuzzLooseEnd: from any bracket outside a string, looseEnd ends where a
+// byte loop counting brackets outside strings ends, and on a well-formed
+// value exactly where the value ends.
 func FuzzLooseEnd(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"}\"]"},"\\"]}, "x"`), 0)
 	f.Add([]byte(`[`+strings.Repeat(`"\\\\\"[{",`, 20)+`]]`), 0)
@@ -45,26 +58,17 @@ func FuzzLooseEnd(f *testing.F) {
 	f.Add([]byte(`x{"a":{"b":{"c":[[[]]]}}}`), 1)
 	f.Add(append(bytes.Repeat([]byte(`{"k":"v"},`), 13), ']'), 9)
 	f.Fuzz(func(t *testing.T, b []byte, start int) {
-		for k := 0; k+64 <= len(b); k++ {
-			p := (*[64]byte)(b[k:])
-			q, bs, o, c := blockMasks(p)
-			wq, wbs, wo, wc := blockMasksWords(p)
-			if [4]uint64{q, bs, o, c} != [4]uint64{wq, wbs, wo, wc} {
-				t.Fatalf("blockMasks at %d = %x; blockMasksWords: %x", k, [4]uint64{q, bs, o, c}, [4]uint64{wq, wbs, wo, wc})
-			}
-		}
 		if start < 0 || start >= len(b) || b[start] != '{' && b[start] != '[' {
 			return
 		}
-		sameLooseBlocks(t, b, start)
-		end, ok := looseEnd(b, start)
+		end, ok := looseEndOf(b, start)
 		wantEnd, wantOK := looseEndBytes(b, start)
 		if end != wantEnd || ok != wantOK {
 			t.Fatalf("looseEnd(%q, %d) = %d, %v; want %d, %v", b, start, end, ok, wantEnd, wantOK)
 		}
 		var v any
 		d := json.NewDecoder(bytes.NewReader(b[start:]))
-		if d.Decode(&v) == nil && (!ok || end-start != int(d.InputOffset())) {
+		if (start == 0 || b[start-1] != '\\') && d.Decode(&v) == nil && (!ok || end-start != int(d.InputOffset())) {
 			t.Fatalf("looseEnd(%q, %d) = %d, %v; the value ends at %d", b, start, end, ok, start+int(d.InputOffset()))
 		}
 	})
@@ -164,10 +168,10 @@ func sameKeptRead(t *testing.T, strict, loose *Run) {
 	}
 }
 
-// TestLooseEndDense holds looseEnd and looseBlocks to the byte loop on
-// random lines of nothing but quotes, backslashes and brackets (and a
-// letter), from every bracket: runs of backslashes and strings that cross
-// block boundaries everywhere, which a fuzzer finds only slowly.
+// TestLooseEndDense holds looseEnd to the byte loop on random lines of
+// nothing but quotes, backslashes and brackets (and a letter), from every
+// bracket: runs of backslashes and strings that cross block boundaries
+// everywhere, which a fuzzer finds only slowly.
 func TestLooseEndDense(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	const alphabet = `"\\{}[]a`
@@ -180,45 +184,26 @@ func TestLooseEndDense(t *testing.T) {
 			if c != '{' && c != '[' {
 				continue
 			}
-			end, ok := looseEnd(b, start)
+			end, ok := looseEndOf(b, start)
 			if wantEnd, wantOK := looseEndBytes(b, start); end != wantEnd || ok != wantOK {
 				t.Fatalf("looseEnd(%q, %d) = %d, %v; want %d, %v", b, start, end, ok, wantEnd, wantOK)
 			}
-			sameLooseBlocks(t, b, start)
 		}
 	}
 }
 
-// sameLooseBlocks checks that every implementation of looseBlocks this
-// processor runs returns what looseBlocksWords returns.
-func sameLooseBlocks(t *testing.T, b []byte, start int) {
-	t.Helper()
-	var wst looseState
-	wi, wfound := looseBlocksWords(b, start, &wst)
-	for name, impl := range looseBlockImpls() {
-		var st looseState
-		if i, found := impl(b, start, &st); i != wi || found != wfound || !found && st != wst {
-			t.Fatalf("looseBlocks %s (%q, %d) = %d, %v, %+v; looseBlocksWords: %d, %v, %+v", name, b, start, i, found, st, wi, wfound, wst)
+// BenchmarkLooseEnd stages a line holding an array of 5000 grader-like
+// objects (a bracket every 15 bytes, escaped quotes in every object) with
+// brackets and skips the array: MB/s is bytes skipped.
+func BenchmarkLooseEnd(b *testing.B) {
+	line := []byte("[" + strings.Repeat(`{"name":"contains-patch","type":"contains","assertions":[{"text":"Output contains \\"patch\\"","passed":false}],"x":[1,2,3]},`, 5000) + "0]")
+	b.SetBytes(int64(len(line)))
+	var s skimmer
+	s.b = line
+	for b.Loop() {
+		s.blocks = stage(line, s.blocks, true)
+		if end, ok := s.looseEnd(0); !ok || end != len(line) {
+			b.Fatal(end, ok)
 		}
-	}
-}
-
-// BenchmarkLooseBlocks is each implementation of looseBlocks over an
-// array of 5000 grader-like objects (a bracket every 15 bytes, escaped
-// quotes in every object): MB/s is bytes skipped.
-func BenchmarkLooseBlocks(b *testing.B) {
-	buf := []byte("[" + strings.Repeat(`{"name":"contains-patch","type":"contains","assertions":[{"text":"Output contains \"patch\"","passed":false}],"x":[1,2,3]},`, 5000) + "0]")
-	impls := looseBlockImpls()
-	impls["Words"] = looseBlocksWords
-	for name, impl := range impls {
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(buf)))
-			for b.Loop() {
-				var st looseState
-				if _, found := impl(buf, 0, &st); found {
-					b.Fatal("the array ends in its last block")
-				}
-			}
-		})
 	}
 }

@@ -72,7 +72,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
 		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
 	}
-	s.blocks, s.staged = stage(line, s.blocks), true
+	s.blocks, s.staged = stage(line, s.blocks, s.loose), true
 	err = s.object(func(key []byte) error { return s.rowField(&s.w, key) })
 	s.staged = false // the other readers set s.b themselves
 	if err == nil {
@@ -384,7 +384,7 @@ func (s *skimmer) skip() error {
 
 // skipLoose skips the object or array at s.i by looseEnd.
 func (s *skimmer) skipLoose() error {
-	end, ok := looseEnd(s.b, s.i)
+	end, ok := s.looseEnd(s.i)
 	s.i = end
 	if !ok {
 		return s.fail("unexpected end of input")

@@ -18,6 +18,10 @@ type stageBlock struct {
 	quote   uint64 // the quotes no backslash escapes
 	special uint64 // control characters, and the bytes escaped by a backslash other than " \ / b f n r t
 	escaped uint64 // the bytes a backslash escapes
+	// The brackets, '{' and '[' (open) and '}' and ']' (close), escaped or
+	// not, in strings or not; set only for a line staged with brackets
+	// (see looseEnd).
+	open, close uint64
 }
 
 // oddBits has a bit at every odd position.
@@ -29,8 +33,9 @@ var twoByteEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': 
 
 // stage computes the masks of line into blocks (reusing its array) and
 // returns them, one per 64 bytes and one for the rest (which may be
-// none: a string's body may start at len(line)).
-func stage(line []byte, blocks []stageBlock) []stageBlock {
+// none: a string's body may start at len(line)); the brackets too when
+// brackets is set.
+func stage(line []byte, blocks []stageBlock, brackets bool) []stageBlock {
 	n := len(line)/64 + 1
 	if cap(blocks) < n {
 		blocks = make([]stageBlock, n, n+n/4)
@@ -41,6 +46,10 @@ func stage(line []byte, blocks []stageBlock) []stageBlock {
 	pad := spaces
 	copy(pad[:], line[whole*64:])
 	stageMasks(pad[:], blocks[whole:])
+	if brackets {
+		bracketMasks(line[:whole*64], blocks[:whole])
+		bracketMasks(pad[:], blocks[whole:])
+	}
 	// The raw masks hold quotes, control characters and backslashes. A
 	// backslash escapes the byte after it unless it is itself escaped:
 	// the escaped bytes follow the odd-length runs of backslashes, found
@@ -87,6 +96,23 @@ func stageMasksWords(b []byte, out []stageBlock) {
 			c |= highBits(zeroBytes(x&(ones*0xe0))) << j
 		}
 		out[k] = stageBlock{quote: q, special: c, escaped: bs}
+	}
+}
+
+// bracketMasksWords is bracketMasks in portable Go, eight bytes at a time:
+// the implementation on other architectures, and amd64's reference in
+// tests. It sets each block's open and close masks to its brackets;
+// len(b) is 64*len(out).
+func bracketMasksWords(b []byte, out []stageBlock) {
+	const ones = 0x0101010101010101
+	for k := range out {
+		var o, c uint64
+		for j := 0; j < 64; j += 8 {
+			x := binary.LittleEndian.Uint64(b[k*64+j:]) | ones*0x20 // '[' | 0x20 is '{', ']' | 0x20 is '}'
+			o |= highBits(zeroBytes(x^ones*'{')) << j
+			c |= highBits(zeroBytes(x^ones*'}')) << j
+		}
+		out[k].open, out[k].close = o, c
 	}
 }
 

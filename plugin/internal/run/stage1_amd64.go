@@ -19,3 +19,20 @@ func stageMasksSSE2(b []byte, out []stageBlock)
 
 //go:noescape
 func stageMasksAVX2(b []byte, out []stageBlock)
+
+// bracketMasks sets each block's open and close masks to the brackets of
+// its 64 bytes of b, with AVX2 where the processor has it and SSE2
+// elsewhere; len(b) is 64*len(out).
+func bracketMasks(b []byte, out []stageBlock) {
+	if cpu.X86.HasAVX2 {
+		bracketMasksAVX2(b, out)
+		return
+	}
+	bracketMasksSSE2(b, out)
+}
+
+//go:noescape
+func bracketMasksSSE2(b []byte, out []stageBlock)
+
+//go:noescape
+func bracketMasksAVX2(b []byte, out []stageBlock)

@@ -32,7 +32,7 @@
 	MOVQ DX, 8(DI) \
 	MOVQ BX, 16(DI) \
 	ADDQ $64, SI \
-	ADDQ $24, DI \
+	ADDQ $40, DI \
 	DECQ CX
 
 // X1, X2 and X3 (Y1, Y2 and Y3) hold quotes, backslashes and 0x1f, from
@@ -93,4 +93,93 @@ avxloop:
 	JNZ avxloop
 	VZEROUPPER
 avxdone:
+	RET
+
+// The bytes bracketMasks compares with, sixteen of each: 0x20 (ORed in,
+// it makes '[' a '{' and ']' a '}'), '{' and '}'.
+DATA bracketbytes<>+0(SB)/8, $0x2020202020202020
+DATA bracketbytes<>+8(SB)/8, $0x2020202020202020
+DATA bracketbytes<>+16(SB)/8, $0x7b7b7b7b7b7b7b7b
+DATA bracketbytes<>+24(SB)/8, $0x7b7b7b7b7b7b7b7b
+DATA bracketbytes<>+32(SB)/8, $0x7d7d7d7d7d7d7d7d
+DATA bracketbytes<>+40(SB)/8, $0x7d7d7d7d7d7d7d7d
+GLOBL bracketbytes<>(SB), RODATA|NOPTR, $48
+
+// BLANE ors into AX and BX the masks, shifted left by shift, of the
+// opening and closing brackets of the 16 bytes at off(SI).
+#define BLANE(off, shift) \
+	MOVOU off(SI), X0 \
+	POR X1, X0 \
+	MOVO X0, X4 \
+	PCMPEQB X2, X4 \
+	PMOVMSKB X4, R8 \
+	PCMPEQB X3, X0 \
+	PMOVMSKB X0, R9 \
+	SHLQ $shift, R8 \
+	SHLQ $shift, R9 \
+	ORQ R8, AX \
+	ORQ R9, BX
+
+// BSTORE writes the block's bracket masks (AX, BX) and moves on to the
+// next block.
+#define BSTORE \
+	MOVQ AX, 24(DI) \
+	MOVQ BX, 32(DI) \
+	ADDQ $64, SI \
+	ADDQ $40, DI \
+	DECQ CX
+
+// func bracketMasksSSE2(b []byte, out []stageBlock)
+TEXT ·bracketMasksSSE2(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ out_base+24(FP), DI
+	MOVQ out_len+32(FP), CX
+	MOVOU bracketbytes<>+0(SB), X1
+	MOVOU bracketbytes<>+16(SB), X2
+	MOVOU bracketbytes<>+32(SB), X3
+	TESTQ CX, CX
+	JZ bdone
+bloop:
+	XORQ AX, AX
+	XORQ BX, BX
+	BLANE(0, 0)
+	BLANE(16, 16)
+	BLANE(32, 32)
+	BLANE(48, 48)
+	BSTORE
+	JNZ bloop
+bdone:
+	RET
+
+// BHALF sets r to the mask of the bytes of Y0 and Y5 equal to those of
+// yc (Y0's in the low half); Y4 and R8 are scratch.
+#define BHALF(yc, r) \
+	VPCMPEQB yc, Y0, Y4 \
+	VPMOVMSKB Y4, r \
+	VPCMPEQB yc, Y5, Y4 \
+	VPMOVMSKB Y4, R8 \
+	SHLQ $32, R8 \
+	ORQ R8, r
+
+// func bracketMasksAVX2(b []byte, out []stageBlock)
+TEXT ·bracketMasksAVX2(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ out_base+24(FP), DI
+	MOVQ out_len+32(FP), CX
+	TESTQ CX, CX
+	JZ bavxdone
+	VPBROADCASTB bracketbytes<>+0(SB), Y1
+	VPBROADCASTB bracketbytes<>+16(SB), Y2
+	VPBROADCASTB bracketbytes<>+32(SB), Y3
+bavxloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y5
+	VPOR Y1, Y0, Y0
+	VPOR Y1, Y5, Y5
+	BHALF(Y2, AX)
+	BHALF(Y3, BX)
+	BSTORE
+	JNZ bavxloop
+	VZEROUPPER
+bavxdone:
 	RET

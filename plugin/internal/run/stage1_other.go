@@ -6,3 +6,7 @@ package run
 // quotes, control characters and backslashes of its 64 bytes of b;
 // len(b) is 64*len(out).
 func stageMasks(b []byte, out []stageBlock) { stageMasksWords(b, out) }
+
+// bracketMasks sets each block's open and close masks to the brackets of
+// its 64 bytes of b; len(b) is 64*len(out).
+func bracketMasks(b []byte, out []stageBlock) { bracketMasksWords(b, out) }

@@ -7,7 +7,8 @@ import (
 
 // FuzzStage: the staged masks of a line hold exactly its unescaped quotes
 // and the bytes its backslashes escape (as a scan from the start finds
-// them), stageMasks (SSE2 on amd64) matches stageMasksWords, and at every
+// them) and its brackets, stageMasks and bracketMasks (SSE2 or AVX2 on
+// amd64) match stageMasksWords and bracketMasksWords, and at every
 // quote no backslash escapes, skimmer.stringEnd read from the masks (and
 // skimmer.near, when it knows) gives
 // what the byte scan stringEnd gives: the same end, or the same error at
@@ -19,7 +20,7 @@ func FuzzStage(f *testing.F) {
 	f.Add([]byte(`"` + string(make([]byte, 63)) + `\\\"` + "\x1f\\u00e9\\q\"" + `\`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		s := skimmer{b: line, staged: true}
-		s.blocks = stage(line, nil)
+		s.blocks = stage(line, nil, true)
 		if len(s.blocks) != len(line)/64+1 {
 			t.Fatalf("%d blocks for %d bytes", len(s.blocks), len(line))
 		}
@@ -28,6 +29,9 @@ func FuzzStage(f *testing.F) {
 			bl, bit := s.blocks[i/64], uint64(1)<<(i%64)
 			if (bl.escaped&bit != 0) != escaped || (bl.quote&bit != 0) != (c == '"' && !escaped) {
 				t.Fatalf("%q: byte %d: escaped %v, quote %v", line, i, bl.escaped&bit != 0, bl.quote&bit != 0)
+			}
+			if (bl.open&bit != 0) != (c == '{' || c == '[') || (bl.close&bit != 0) != (c == '}' || c == ']') {
+				t.Fatalf("%q: byte %d: open %v, close %v", line, i, bl.open&bit != 0, bl.close&bit != 0)
 			}
 			if c == '"' && !escaped {
 				wantEnd, wantOK, wantEsc := stringEnd(line, i+1)
@@ -44,7 +48,9 @@ func FuzzStage(f *testing.F) {
 		whole := len(line) / 64 * 64
 		got, want := make([]stageBlock, whole/64), make([]stageBlock, whole/64)
 		stageMasks(line[:whole], got)
+		bracketMasks(line[:whole], got)
 		stageMasksWords(line[:whole], want)
+		bracketMasksWords(line[:whole], want)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: stageMasks %x, stageMasksWords %x", line, got, want)
 		}
