@@ -171,3 +171,45 @@ func checkLinesInParts(t *testing.T, data []byte) {
 		}
 	}
 }
+
+var quickSeeds = []string{
+	`{"test_id":"explain-refund-000000","suite":"billing","target":"gpt-5-mini","verdict":"acceptable"}`,
+	` { "test_id" : "a" , "verdict":"needs_changes","notes":"see <b> & ünïcode"	}	`,
+	`{}`, `{ }`, `{"test_id":"a","test_id":"b"}`, `{"test_id":"a\"b"}`, `{"test_id":"a\u0041"}`, `{"Test_ID":"a"}`,
+	`{"test_id":"a",}`, `{"test_id":"a"} x`, `{"test_id":null}`, `{"test_id":1}`, `{"signals":["x"]}`, `{"reviewed_at":"x"}`,
+	"{\"test_id\":\"\xff\"}", "{\"test_id\":\"a\tb\"}", `{"test_id":"a"`, `{"test_id"}`, `{"test_id":}`, `[]`, ``, `"a"`,
+}
+
+// TestQuickAnswerTaken: the answers scripts write take the quick path
+// (FuzzQuickAnswer holds it to json.Unmarshal's result).
+func TestQuickAnswerTaken(t *testing.T) {
+	for _, s := range quickSeeds[:5] {
+		if _, ok := quickAnswer([]byte(s)); !ok {
+			t.Errorf("%s: not decoded by quickAnswer", s)
+		}
+		checkQuickAnswer(t, []byte(s))
+	}
+}
+
+// FuzzQuickAnswer: what quickAnswer decodes is valid JSON and decodes to
+// the Case json.Unmarshal gives.
+func FuzzQuickAnswer(f *testing.F) {
+	for _, s := range quickSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkQuickAnswer)
+}
+
+func checkQuickAnswer(t *testing.T, raw []byte) {
+	got, ok := quickAnswer(raw)
+	if !ok {
+		return
+	}
+	var want feedback.Case
+	if !json.Valid(raw) {
+		t.Fatalf("%q: decoded, but not JSON", raw)
+	}
+	if err := json.Unmarshal(raw, &want); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decoded %+v; json.Unmarshal: %+v %v", raw, got, want, err)
+	}
+}

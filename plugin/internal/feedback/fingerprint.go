@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Fingerprint identifies what a reviewer judged: the answer and the
@@ -109,9 +110,9 @@ func graderLines(graders []GraderResult) string {
 }
 
 // normalise copies r to w, dropping trailing blanks of every line and
-// trailing empty lines. A strings.Reader or bytes.Reader (what most
-// fingerprints read) is written to the normaliser in one piece, without a
-// copy or a buffer.
+// trailing empty lines. A bytes.Reader is written to the normaliser in one
+// piece, a strings.Reader (what most fingerprints read) through
+// WriteString, without a copy of the whole text.
 func normalise(w io.Writer, r io.Reader) error {
 	_, err := io.Copy(&normaliser{w: w}, r)
 	return err
@@ -155,6 +156,28 @@ func (n *normaliser) Write(p []byte) (int, error) {
 	}
 	return total, nil
 }
+
+// WriteString is Write of s, in pieces of at most stringPiece bytes
+// through a pooled buffer: strings.Reader.WriteTo would otherwise copy its
+// whole text into a new slice for Write.
+func (n *normaliser) WriteString(s string) (int, error) {
+	buf := pieces.Get().(*[]byte)
+	defer pieces.Put(buf)
+	for rest := s; len(rest) > 0; {
+		k := copy((*buf)[:min(len(*buf), stringPiece)], rest)
+		if _, err := n.Write((*buf)[:k]); err != nil {
+			return 0, err
+		}
+		rest = rest[k:]
+	}
+	return len(s), nil
+}
+
+// stringPiece is the most of a string WriteString writes at once (a
+// variable for a test).
+var stringPiece = 16 << 10
+
+var pieces = sync.Pool{New: func() any { b := make([]byte, stringPiece); return &b }}
 
 // lineBlanks are the blanks normalise drops at the end of a line.
 const lineBlanks = " \t\r\v\f"

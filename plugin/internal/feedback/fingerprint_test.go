@@ -123,15 +123,16 @@ func normaliseByBytes(in []byte) []byte {
 	return out
 }
 
-// FuzzNormalise: normalise, given the text whole, a byte at a time or in
-// halves, writes what the byte-at-a-time definition does.
+// FuzzNormalise: normalise, given the text whole, a byte at a time, in
+// halves, or as a string (WriteString, in pieces of 3 bytes or whole),
+// writes what the byte-at-a-time definition does.
 func FuzzNormalise(f *testing.F) {
 	for _, s := range []string{"", "a \t\n\n  b  \n", strings.Repeat("word  ", 20) + "\n\n\n" + strings.Repeat(" ", 40) + "x", strings.Repeat("\n", 100) + "y \r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want := normaliseByBytes(in)
-		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in)), iotest.HalfReader(bytes.NewReader(in))} {
+		check := func(r io.Reader) {
 			var b bytes.Buffer
 			if err := normalise(&b, r); err != nil {
 				t.Fatal(err)
@@ -140,6 +141,12 @@ func FuzzNormalise(f *testing.F) {
 				t.Fatalf("normalise(%q) = %q, want %q", in, b.Bytes(), want)
 			}
 		}
+		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in)), iotest.HalfReader(bytes.NewReader(in)), strings.NewReader(string(in))} {
+			check(r)
+		}
+		defer func(n int) { stringPiece = n }(stringPiece)
+		stringPiece = 3
+		check(strings.NewReader(string(in)))
 	})
 }
 

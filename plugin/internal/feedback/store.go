@@ -37,11 +37,13 @@ type Commit struct {
 // case's earlier entry, with the top-level fields and summary set.
 func (c Commit) Merged() *File {
 	f := &File{RunID: c.RunID}
+	var base []Case
 	if c.Base != nil && c.Base.RunID == c.RunID { // another run's file is archived, never merged into
 		cp := *c.Base
-		cp.PerCase = append([]Case(nil), c.Base.PerCase...)
-		f = &cp
+		f, base = &cp, c.Base.PerCase
 	}
+	// Room for every entry, so that putting them never grows the copy.
+	f.PerCase = append(make([]Case, 0, len(base)+len(c.Entries)), base...)
 	ix := Bind(f, c.Cases)
 	for _, b := range c.Entries {
 		ix.Put(b.Case, b.Entry)
