@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -101,14 +100,13 @@ func runApply(s *Streams, o applyOptions) error {
 		problems = append(problems, clierr.Input(name, in.top.line, "run_id",
 			fmt.Sprintf("the answers are for run %s, not %s", in.top.RunID, st.run.ID), "apply them to their own run, or remove run_id"))
 	}
-	list := make([]judged, 0, len(in.answers))
-	seen := make(map[*run.Case]int, len(in.answers)) // the latest answer that judged each case
-	for k := range in.answers {
-		a := &in.answers[k]
+	var list []judged
+	seen := map[*run.Case]answer{}
+	for _, a := range in.answers {
 		cs, ps := record.Find(st.run, a.Case)
 		ps = append(ps, record.Check(cat, cs, a.Case)...)
 		if dup, ok := seen[cs]; ok && cs != nil {
-			ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + in.answers[dup].where(), Hint: "give one answer per case"})
+			ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + dup.where(), Hint: "give one answer per case"})
 		}
 		if a.ReviewerKind == feedback.Agent && who.Kind != feedback.Agent {
 			ps = append(ps, record.Problem{Field: "reviewer_kind", Msg: "this answer is an agent's proposal",
@@ -118,7 +116,7 @@ func runApply(s *Streams, o applyOptions) error {
 			problems = append(problems, clierr.Input(name, a.line, a.path(p.Field), p.Msg, p.Hint))
 		}
 		if cs != nil {
-			seen[cs] = k
+			seen[cs] = a
 			list = append(list, judgedCase(cs, a.Case))
 		}
 	}
@@ -349,7 +347,7 @@ func linesFrom(name string, data []byte, first int) ([]answer, []*clierr.Error) 
 		if len(line) == 0 {
 			continue
 		}
-		if _, ok := quickAnswer(line); !ok && (!json.Valid(line) || line[0] != '{') {
+		if !json.Valid(line) || line[0] != '{' {
 			problems = append(problems, clierr.Input(name, first+i, "", "not a JSON object", inputHint))
 			continue
 		}
@@ -431,15 +429,12 @@ func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, *cl
 	if raw[0] != '{' {
 		return a, clierr.Input(name, line, prefix, "an answer must be a JSON object", inputHint)
 	}
-	var quick bool
-	if a.Case, quick = quickAnswer(raw); !quick {
-		if err := json.Unmarshal(raw, &a.Case); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return a, clierr.Input(name, line, a.path(te.Field), "expected "+te.Type.String()+", found "+te.Value, "fields: "+answerFields)
-			}
-			return a, clierr.Input(name, line, prefix, err.Error(), inputHint)
+	if err := json.Unmarshal(raw, &a.Case); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return a, clierr.Input(name, line, a.path(te.Field), "expected "+te.Type.String()+", found "+te.Value, "fields: "+answerFields)
 		}
+		return a, clierr.Input(name, line, prefix, err.Error(), inputHint)
 	}
 	if len(a.Extra) > 0 {
 		k := slices.Sorted(maps.Keys(a.Extra))[0]
@@ -449,98 +444,6 @@ func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, *cl
 		return a, clierr.Input(name, line, a.path("blind_verdict"), "only a blind-first guided review records blind_verdict", "remove it")
 	}
 	return a, nil
-}
-
-// quickAnswer decodes an answer that is one flat object of known string
-// fields with plain values (no escapes, no control characters, valid
-// UTF-8), what scripts and agents write, as json.Unmarshal into a
-// feedback.Case does but without reflection or a map of its members;
-// ok is false for any other raw (FuzzQuickAnswer), which json.Unmarshal
-// reads and words the errors of.
-func quickAnswer(raw []byte) (c feedback.Case, ok bool) {
-	i := jsonSpace(raw, 0)
-	if i == len(raw) || raw[i] != '{' {
-		return feedback.Case{}, false
-	}
-	if i = jsonSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
-		return c, jsonSpace(raw, i+1) == len(raw)
-	}
-	for {
-		key, next, ok := plainString(raw, i)
-		if !ok {
-			return feedback.Case{}, false
-		}
-		field := stringField(&c, key)
-		if i = jsonSpace(raw, next); field == nil || i == len(raw) || raw[i] != ':' {
-			return feedback.Case{}, false
-		}
-		if *field, next, ok = plainString(raw, jsonSpace(raw, i+1)); !ok {
-			return feedback.Case{}, false
-		}
-		switch i = jsonSpace(raw, next); {
-		case i == len(raw):
-			return feedback.Case{}, false
-		case raw[i] == '}':
-			return c, jsonSpace(raw, i+1) == len(raw)
-		case raw[i] != ',':
-			return feedback.Case{}, false
-		}
-		i = jsonSpace(raw, i+1)
-	}
-}
-
-// jsonSpace is the index of the first byte at or after i that is not JSON
-// whitespace.
-func jsonSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// plainString reads the JSON string at b[i:] when it has no escape and
-// no control character and is valid UTF-8 (so it decodes to its bytes):
-// its content, and the index after its closing quote.
-func plainString(b []byte, i int) (string, int, bool) {
-	if i == len(b) || b[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			s := b[i+1 : j]
-			return string(s), j + 1, utf8.Valid(s)
-		case c < 0x20 || c == '\\':
-			return "", 0, false
-		}
-	}
-	return "", 0, false
-}
-
-// stringField is the string field of c named key exactly, nil for any
-// other key.
-func stringField(c *feedback.Case, key string) *string {
-	switch key {
-	case "test_id":
-		return &c.TestID
-	case "verdict":
-		return &c.Verdict
-	case "notes":
-		return &c.Notes
-	case "workspace_notes":
-		return &c.WorkspaceNotes
-	case "target":
-		return &c.Target
-	case "variant":
-		return &c.Variant
-	case "suite":
-		return &c.Suite
-	case "eval_path":
-		return &c.EvalPath
-	case "test_defect":
-		return &c.TestDefect
-	}
-	return nil
 }
 
 // judged is a validated answer bound to its case.
