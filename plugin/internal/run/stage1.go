@@ -42,14 +42,10 @@ func stage(line []byte, blocks []stageBlock, brackets bool) []stageBlock {
 	}
 	blocks = blocks[:n]
 	whole := len(line) / 64
-	stageMasks(line[:whole*64], blocks[:whole])
+	stageMasks(line[:whole*64], blocks[:whole], brackets)
 	pad := spaces
 	copy(pad[:], line[whole*64:])
-	stageMasks(pad[:], blocks[whole:])
-	if brackets {
-		bracketMasks(line[:whole*64], blocks[:whole])
-		bracketMasks(pad[:], blocks[whole:])
-	}
+	stageMasks(pad[:], blocks[whole:], brackets)
 	// The raw masks hold quotes, control characters and backslashes. A
 	// backslash escapes the byte after it unless it is itself escaped:
 	// the escaped bytes follow the odd-length runs of backslashes, found
@@ -81,38 +77,27 @@ func stage(line []byte, blocks []stageBlock, brackets bool) []stageBlock {
 // spaces pads a line's last block.
 var spaces = [64]byte(bytes.Repeat([]byte{' '}, 64))
 
-// stageMasksWords is stageMasks in portable Go, eight bytes at a time: the
-// implementation on other architectures, and amd64's reference in tests.
-// It sets each block's quote, special and escaped masks to its quotes,
-// control characters and backslashes; len(b) is 64*len(out).
-func stageMasksWords(b []byte, out []stageBlock) {
+// stageMasksWords is stageMasks in portable Go, eight bytes at a time:
+// the implementation on other architectures, and amd64's reference in
+// tests. It sets each block's quote, special and escaped masks to its
+// quotes, control characters and backslashes, and its open and close
+// masks to its brackets when brackets is set; len(b) is 64*len(out).
+func stageMasksWords(b []byte, out []stageBlock, brackets bool) {
 	const ones = 0x0101010101010101
 	for k := range out {
-		var q, c, bs uint64
+		var bl stageBlock
 		for j := 0; j < 64; j += 8 {
 			x := binary.LittleEndian.Uint64(b[k*64+j:])
-			q |= highBits(zeroBytes(x^ones*'"')) << j
-			bs |= highBits(zeroBytes(x^ones*'\\')) << j
-			c |= highBits(zeroBytes(x&(ones*0xe0))) << j
+			bl.quote |= highBits(zeroBytes(x^ones*'"')) << j
+			bl.escaped |= highBits(zeroBytes(x^ones*'\\')) << j
+			bl.special |= highBits(zeroBytes(x&(ones*0xe0))) << j
+			if brackets {
+				x |= ones * 0x20 // '[' | 0x20 is '{', ']' | 0x20 is '}'
+				bl.open |= highBits(zeroBytes(x^ones*'{')) << j
+				bl.close |= highBits(zeroBytes(x^ones*'}')) << j
+			}
 		}
-		out[k] = stageBlock{quote: q, special: c, escaped: bs}
-	}
-}
-
-// bracketMasksWords is bracketMasks in portable Go, eight bytes at a time:
-// the implementation on other architectures, and amd64's reference in
-// tests. It sets each block's open and close masks to its brackets;
-// len(b) is 64*len(out).
-func bracketMasksWords(b []byte, out []stageBlock) {
-	const ones = 0x0101010101010101
-	for k := range out {
-		var o, c uint64
-		for j := 0; j < 64; j += 8 {
-			x := binary.LittleEndian.Uint64(b[k*64+j:]) | ones*0x20 // '[' | 0x20 is '{', ']' | 0x20 is '}'
-			o |= highBits(zeroBytes(x^ones*'{')) << j
-			c |= highBits(zeroBytes(x^ones*'}')) << j
-		}
-		out[k].open, out[k].close = o, c
+		out[k] = bl
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 
 // FuzzStage: the staged masks of a line hold exactly its unescaped quotes
 // and the bytes its backslashes escape (as a scan from the start finds
-// them) and its brackets, stageMasks and bracketMasks (SSE2 or AVX2 on
-// amd64) match stageMasksWords and bracketMasksWords, and at every
+// them) and its brackets, stageMasks (SSE2 or AVX2 on amd64) matches
+// stageMasksWords, and at every
 // quote no backslash escapes, skimmer.stringEnd read from the masks (and
 // skimmer.near, when it knows) gives
 // what the byte scan stringEnd gives: the same end, or the same error at
@@ -47,10 +47,8 @@ func FuzzStage(f *testing.F) {
 		}
 		whole := len(line) / 64 * 64
 		got, want := make([]stageBlock, whole/64), make([]stageBlock, whole/64)
-		stageMasks(line[:whole], got)
-		bracketMasks(line[:whole], got)
-		stageMasksWords(line[:whole], want)
-		bracketMasksWords(line[:whole], want)
+		stageMasks(line[:whole], got, true)
+		stageMasksWords(line[:whole], want, true)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: stageMasks %x, stageMasksWords %x", line, got, want)
 		}
