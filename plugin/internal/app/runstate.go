@@ -319,7 +319,7 @@ type caseRef struct {
 }
 
 func (st *runState) refOf(c *run.Case) caseRef {
-	return caseRef{Pos: int(c.Index) + 1, Ref: st.run.Ref(c), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
+	return caseRef{Pos: int(c.Index) + 1, Ref: st.run.RefAt(int(c.Index)), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
 }
 
 func argOr(args []string, i int) string {
