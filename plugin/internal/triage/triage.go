@@ -371,6 +371,21 @@ func ParseFilter(expr string) (Filter, error) {
 // Select keeps the ranked items in scope. filter is used only for
 // ScopeFilter. For ScopeAll it returns items itself.
 func Select(items []Item, scope string, filter Filter) ([]Item, error) {
+	return selectOf(items, scope, filter, func(it Item) Ranked { return it.Ranked }, func(it Item) *run.Case { return it.Case })
+}
+
+// SelectIn is Select for the ranked cases of cs (RankAll's).
+func SelectIn(cs Cases, rs []Ranked, scope string, filter Filter) ([]Ranked, error) {
+	var c run.Case
+	return selectOf(rs, scope, filter, func(r Ranked) Ranked { return r }, func(r Ranked) *run.Case {
+		cs.CaseAt(int(r.Pos), &c)
+		return &c
+	})
+}
+
+// selectOf is Select of items whose ranking is rankOf and whose case is
+// caseOf (asked only for ScopeFilter).
+func selectOf[T any](items []T, scope string, filter Filter, rankOf func(T) Ranked, caseOf func(T) *run.Case) ([]T, error) {
 	tier, match, err := selection(scope, filter)
 	if err != nil {
 		return nil, err
@@ -378,36 +393,11 @@ func Select(items []Item, scope string, filter Filter) ([]Item, error) {
 	if tier == nil {
 		return items, nil
 	}
-	var out []Item
+	var out []T
 	for _, it := range items {
-		if tier(it.Ranked) && (match == nil || match(it.Case)) {
+		if tier(rankOf(it)) && (match == nil || match(caseOf(it))) {
 			out = append(out, it)
 		}
-	}
-	return out, nil
-}
-
-// SelectIn is Select for the ranked cases of cs (RankAll's).
-func SelectIn(cs Cases, rs []Ranked, scope string, filter Filter) ([]Ranked, error) {
-	tier, match, err := selection(scope, filter)
-	if err != nil {
-		return nil, err
-	}
-	if tier == nil {
-		return rs, nil
-	}
-	var out []Ranked
-	var c run.Case
-	for _, r := range rs {
-		if !tier(r) {
-			continue
-		}
-		if match != nil {
-			if cs.CaseAt(int(r.Pos), &c); !match(&c) {
-				continue
-			}
-		}
-		out = append(out, r)
 	}
 	return out, nil
 }
