@@ -125,7 +125,6 @@ func runList(s *Streams, o listOptions) error {
 	// Entries are made as they are written, on every core (inOrder): a
 	// 100k-case list is never whole in memory.
 	rep := listReport{RunID: st.run.ID, Scope: scope, Total: st.run.Len(), Cases: []listEntry{}}
-	st.run.CaseIDs() // builds the test_id index Ref reads, before the workers share it
 	if o.JSON {
 		return writeJSONStream(s.Out, rep, len(items), func(b []byte, i int) ([]byte, error) {
 			e := st.listEntry(i+1, items[i])
@@ -135,16 +134,10 @@ func runList(s *Streams, o listOptions) error {
 	return st.printList(s, rep, items)
 }
 
-// caseOf is it with its Case, made from the compact read.
-func (st *runState) caseOf(it triage.Item) triage.Item {
-	if it.Case == nil {
-		it.Case = st.run.At(int(it.Pos))
-	}
-	return it
-}
-
-func (st *runState) listEntry(rank int, it triage.Item) listEntry {
-	it = st.caseOf(it)
+// listEntry is the entry of r, ranked rank: its Case is made from the
+// compact read.
+func (st *runState) listEntry(rank int, r triage.Ranked) listEntry {
+	it := triage.Item{Case: st.run.At(int(r.Pos)), Ranked: r}
 	e := listEntry{Rank: rank, caseSummary: st.summary(it)}
 	state, j, _ := st.state(it.Case, false) // reads no file: cannot fail
 	e.State = state
@@ -157,12 +150,12 @@ func (st *runState) listEntry(rank int, it triage.Item) listEntry {
 
 // printList prints the entries of items (rep.Cases is not used), reading
 // the items twice: once to size the ref column, once to print.
-func (st *runState) printList(s *Streams, rep listReport, items []triage.Item) error {
+func (st *runState) printList(s *Streams, rep listReport, items []triage.Ranked) error {
 	refWidth := 8
 	inOrder(len(items), func(lo, hi int, w *int) error {
 		*w = 0
 		for _, it := range items[lo:hi] {
-			*w = max(*w, min(40, termtext.Width(termtext.SanitizeLine(st.run.Ref(st.caseOf(it).Case)))))
+			*w = max(*w, min(40, termtext.Width(termtext.SanitizeLine(st.run.RefAt(int(it.Pos))))))
 		}
 		return nil
 	}, func(w *int) error {

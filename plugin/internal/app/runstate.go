@@ -22,7 +22,7 @@ type runState struct {
 	run      *run.Run
 	paths    feedback.Paths
 	feedback *feedback.File  // nil when the run has no feedback yet
-	index    *feedback.Index // finds feedback entries by case
+	index    *feedback.Index // finds feedback entries by case; nil without a feedback file
 	// view, for status and list (run.Options.Outline), replaces feedback's
 	// entries and index: feedback then holds the top-level fields only.
 	view    *feedback.View
@@ -157,12 +157,16 @@ func (st *runState) reviewedIDs() map[string]bool {
 // bindFeedback binds the feedback read by readFeedback to the run's cases
 // and reads the draft (loadReview's second half).
 func (st *runState) bindFeedback(s *Streams) error {
-	if f := st.feedback; f != nil && f.RunID != st.run.ID {
+	switch f := st.feedback; {
+	case f == nil:
+		// No file: no case has an entry (judgment), and the run's test ids
+		// need no index (16 bytes a case, for list of a million cases).
+	case f.RunID != st.run.ID:
 		// Another run's file: its verdicts are not this run's (status and
 		// the gate say so); a write replaces it, keeping it in the history.
 		st.index = feedback.Bind(nil, st.run.CaseIDs())
-	} else {
-		st.index = feedback.Bind(st.feedback, st.run.CaseIDs())
+	default:
+		st.index = feedback.Bind(f, st.run.CaseIDs())
 	}
 	if st.legacy != nil {
 		fmt.Fprintf(s.Err, "%s: note: %s holds %d note(s) in an older feedback shape; they are shown as earlier notes and the file is kept in %s when new feedback is written\n",
@@ -183,10 +187,13 @@ func (st *runState) loaded(s *Streams) (err error) {
 
 // judgment returns the recorded feedback entry for c, nil when unreviewed.
 func (st *runState) judgment(c *run.Case) *feedback.Case {
-	if st.view != nil {
+	switch {
+	case st.view != nil:
 		return st.view.Entry(int(c.Index))
+	case st.index != nil:
+		return st.index.Entry(int(c.Index))
 	}
-	return st.index.Entry(int(c.Index))
+	return nil // no feedback file
 }
 
 // Review states of a case, as status, list and show report them.
@@ -212,7 +219,7 @@ func (st *runState) quickState(c *run.Case) (string, *feedback.Case) {
 	if st.view != nil {
 		j = st.view.EntryIn(int(c.Index), &st.scratch)
 	} else {
-		j = st.index.Entry(int(c.Index))
+		j = st.judgment(c)
 	}
 	state, j, _ := st.stateOf(c, j, false) // reads no file: cannot fail
 	return state, j
@@ -319,7 +326,7 @@ type caseRef struct {
 }
 
 func (st *runState) refOf(c *run.Case) caseRef {
-	return caseRef{Pos: int(c.Index) + 1, Ref: st.run.Ref(c), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
+	return caseRef{Pos: int(c.Index) + 1, Ref: st.run.RefAt(int(c.Index)), TestID: c.TestID, Target: c.Target, Variant: c.Variant, Suite: c.Suite}
 }
 
 func argOr(args []string, i int) string {

@@ -254,36 +254,118 @@ func Resolve(cs Cases, s string) (int, error) {
 }
 
 // shortParts are the part sets Short tries, fewest first.
-var shortParts = []Parts{0, PartTarget, PartSuite, PartVariant, PartSuite | PartTarget, PartTarget | PartVariant, PartSuite | PartVariant, PartSuite | PartTarget | PartVariant}
+var shortParts = [...]Parts{0, PartTarget, PartSuite, PartVariant, PartSuite | PartTarget, PartTarget | PartVariant, PartSuite | PartVariant, PartSuite | PartTarget | PartVariant}
 
 // Short is the shortest reference that Resolve resolves to case i.
 func Short(cs Cases, i int) string {
 	// taken bit k: another case has the parts shortParts[k] names. One
-	// pass over the test id's cases, collecting none of them (list asks
-	// for every case of a run). id and taken are one struct so the loop
-	// body (a closure under range-over-func) captures one allocation.
+	// pass over the test id's cases, collecting none of them. id and
+	// taken are one struct so the loop body (a closure under
+	// range-over-func) captures one allocation.
 	var s struct {
 		id    ID
 		taken uint8
 	}
 	s.id = cs.ID(i)
 	for j := range cs.WithTestID(s.id.TestID) {
-		if j == i {
-			continue
+		if j != i {
+			s.taken |= clashes(s.id, cs.ID(j))
 		}
-		o := cs.ID(j)
-		for k, p := range shortParts {
-			if (Ref{ID: s.id, Parts: p}).matches(o) {
-				s.taken |= 1 << k
+	}
+	return shortestOf(s.taken).Ref(s.id, i)
+}
+
+// clashes has bit k set when o has the parts of id that shortParts[k]
+// names (o has id's test id).
+func clashes(id, o ID) uint8 {
+	var taken uint8
+	for k, p := range shortParts {
+		if (Ref{ID: id, Parts: p}).matches(o) {
+			taken |= 1 << k
+		}
+	}
+	return taken
+}
+
+// Shortest is which parts a case's shortest reference names (see Short):
+// one byte a case, so a run can hold every case's (Shortests).
+type Shortest uint8
+
+// byPosition is the Shortest of a case no part set singles out.
+const byPosition = Shortest(len(shortParts))
+
+// shortestOf is the Shortest of a case whose taken part sets are taken.
+func shortestOf(taken uint8) Shortest {
+	for k := range shortParts {
+		if taken&(1<<k) == 0 {
+			return Shortest(k)
+		}
+	}
+	return byPosition
+}
+
+// Ref is the reference s names for id, the identity of case i.
+func (s Shortest) Ref(id ID, i int) string {
+	if s == byPosition {
+		return Position(i)
+	}
+	return Format(id, shortParts[s])
+}
+
+// Shortests sets out[k] to the Shortest of the case whose identity is
+// ids[k], where ids are every case of a run with one test id: what Short
+// gives, for all of them at once in time linear in len(ids) (Short of
+// each would take len(ids)² in all).
+func Shortests(ids []ID, out []Shortest) {
+	if len(ids) <= shortestsPairwise {
+		for k, id := range ids {
+			var taken uint8
+			for j, o := range ids {
+				if j != k {
+					taken |= clashes(id, o)
+				}
+			}
+			out[k] = shortestOf(taken)
+		}
+		return
+	}
+	// taken bit b of case k: another case has its parts shortParts[b],
+	// that is, the projection of ids[k] on them occurs twice or more.
+	taken := make([]uint8, len(ids))
+	count := make(map[ID]int, len(ids))
+	for b, p := range shortParts {
+		clear(count)
+		for _, id := range ids {
+			count[project(id, p)]++
+		}
+		for k, id := range ids {
+			if count[project(id, p)] > 1 {
+				taken[k] |= 1 << b
 			}
 		}
 	}
-	for k, p := range shortParts {
-		if s.taken&(1<<k) == 0 {
-			return Format(s.id, p)
-		}
+	for k := range ids {
+		out[k] = shortestOf(taken[k])
 	}
-	return Position(i)
+}
+
+// shortestsPairwise is how many cases of a test id Shortests compares
+// pair by pair, beyond which counting is faster.
+const shortestsPairwise = 8
+
+// project is the parts of id that p names (the test id is shared).
+func project(id ID, p Parts) ID {
+	var o ID
+	if p&PartSuite != 0 {
+		o.Suite = id.Suite
+	}
+	if p&PartTarget != 0 {
+		o.Target = id.Target
+	}
+	if p&PartVariant != 0 {
+		o.Variant = id.Variant
+	}
+	return o
 }
 
 // Match finds the case a recorded identity (a feedback entry's test_id,

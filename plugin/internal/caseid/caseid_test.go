@@ -1,6 +1,7 @@
 package caseid
 
 import (
+	"bytes"
 	"errors"
 	"iter"
 	"slices"
@@ -159,6 +160,30 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if s[0] == '-' {
 			t.Fatalf("%q starts with - (a command line takes it for a flag)", s)
+		}
+	})
+}
+
+// FuzzShortests: Shortests names every case of a test id as Short does,
+// on both of its paths (pairwise up to shortestsPairwise cases, counting
+// beyond). Each byte of parts makes one case: its low bits pick a suite,
+// a target and a variant from a few values, so identities clash often.
+func FuzzShortests(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3})
+	f.Add([]byte{0, 0, 9, 9, 27, 27, 1, 3, 5, 7, 11, 13, 0, 1})
+	f.Add(bytes.Repeat([]byte{0, 1, 3, 9, 27, 80}, 5))
+	f.Fuzz(func(t *testing.T, parts []byte) {
+		vals := []string{"", "a", "b"}
+		var ids list
+		for _, p := range parts {
+			ids = append(ids, ID{TestID: "t", Suite: vals[p%3], Target: vals[p/3%3], Variant: vals[p/9%3]})
+		}
+		out := make([]Shortest, len(ids))
+		Shortests(ids, out)
+		for i, s := range out {
+			if got, want := s.Ref(ids[i], i), Short(ids, i); got != want {
+				t.Fatalf("case %d of %v: Shortests names it %q, Short %q", i, ids, got, want)
+			}
 		}
 	})
 }

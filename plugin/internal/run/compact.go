@@ -1,33 +1,53 @@
 package run
 
 import (
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
 	"math"
 	"slices"
-	"strings"
+	"unsafe"
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
 )
 
-// compactCases is how Read keeps the cases under Options.Compact: a few
-// dozen bytes a case instead of a Case. The test ids lie back to back in
-// one string; what many cases share (suite, target, variant, statuses and
-// the grader and sample outlines) is one shape, stored once. Rows are
-// deduplicated by the tally's hashes (see tally): every row is added,
-// then each case's winning row is moved to the case's position.
+// compactCases is how Read keeps the cases under Options.Compact: 13 bytes
+// a case and its test id once, instead of a Case. What many cases share
+// (suite, target, variant, statuses and the grader and sample outlines)
+// is one shape, stored once; so is each score (scoreTable). Rows are deduplicated as they come, on the
+// same key as a full read (dedupeKey), by walking the cases of their test
+// id; the first row of a key makes its case, a later one replaces its
+// shape and score. Everything grows in fixed chunks (chunked), so growing
+// never copies what is held and wastes at most one chunk.
 type compactCases struct {
-	ids    strings.Builder // test ids of every row, until finished
-	all    string          // ids, once finished, without the room the builder grew
-	rows   []compactRow    // by position once finished; by row until then
-	scores []float64       // beside rows
-	lines  []uint32        // the line of each row, until finished
+	cases  chunked[compactCase]
+	ids    idStore
+	scores scoreTable
+	shorts []caseid.Shortest // each case's shortest reference, once finished
 
 	shapes  []Case // a case of each shape, with no test id, score or position
 	shapeOf map[shapeKey]uint32
+
+	// Until finished: the cases of each test id, to deduplicate rows and
+	// to name the cases.
+	heads chunked[idHead]   // per test id
+	next  chunked[uint32]   // per case: the next case (+1) with its test id, 0 at the end
+	evals map[uint32]uint64 // the eval_path hash of each case whose hash is not its test id's
+	dupes int               // rows a later row replaced
+	first int               // the line of the first such row
 }
 
-// compactRow is one case: its test id ids[start:end] and its shape.
-type compactRow struct{ start, end, shape uint32 }
+// idHead is, while reading, the eval_path hash of a test id's first case
+// and its last case (+1: the head of its compactCases.next chain).
+type idHead struct {
+	eval uint64
+	last uint32
+}
+
+// compactCase is one case: its test id (an index into idStore), its shape
+// and its score (an index into scoreTable).
+type compactCase struct{ id, shape, score uint32 }
 
 // shapeKey is what a Case holds besides its test id, score and position,
 // made comparable: outline slices are compared by their first element
@@ -43,16 +63,54 @@ type shapeKey struct {
 }
 
 func newCompactCases() *compactCases {
-	return &compactCases{shapeOf: map[shapeKey]uint32{}}
+	return &compactCases{shapeOf: map[shapeKey]uint32{}, evals: map[uint32]uint64{}}
 }
 
-// add adds the case of the row at line (under Options.Outline).
-func (cc *compactCases) add(c *Case, line int, rel string) error {
-	start := cc.ids.Len()
-	if int64(start)+int64(len(c.TestID)) > math.MaxUint32 {
-		return clierr.Input(rel, line, "test_id", "the run's test ids are longer than a compact read holds (4 GiB in all)", "split the run")
+// add adds the row at line whose case is c and whose eval_path hashes to
+// eval (under Options.Outline).
+func (cc *compactCases) add(c *Case, eval uint64, line int, rel string) error {
+	id, fresh, err := cc.ids.intern(c.TestID)
+	if err != nil {
+		return clierr.Input(rel, line, "test_id", err.Error(), "split the run")
 	}
-	cc.ids.WriteString(c.TestID)
+	k := cc.shape(c)
+	if fresh {
+		cc.heads.add(idHead{eval: eval})
+	} else {
+		for p := cc.heads.at(int(id)).last; p != 0; p = *cc.next.at(int(p - 1)) {
+			o := cc.cases.at(int(p - 1))
+			sh := &cc.shapes[o.shape]
+			if sh.Suite == c.Suite && sh.Target == c.Target && sh.Variant == c.Variant && cc.eval(int(p-1)) == eval {
+				o.shape, o.score = k, cc.scores.index(c.Score)
+				if cc.dupes == 0 {
+					cc.first = line
+				}
+				cc.dupes++
+				return nil
+			}
+		}
+	}
+	pos := uint32(cc.cases.len())
+	h := cc.heads.at(int(id))
+	if eval != h.eval {
+		cc.evals[pos] = eval
+	}
+	cc.next.add(h.last)
+	h.last = pos + 1
+	cc.cases.add(compactCase{id: id, shape: k, score: cc.scores.index(c.Score)})
+	return nil
+}
+
+// eval is the eval_path hash of case p.
+func (cc *compactCases) eval(p int) uint64 {
+	if h, ok := cc.evals[uint32(p)]; ok {
+		return h
+	}
+	return cc.heads.at(int(cc.cases.at(p).id)).eval
+}
+
+// shape is the index of c's shape, added when new.
+func (cc *compactCases) shape(c *Case) uint32 {
 	sh := shapeKey{
 		suite: c.Suite, target: c.Target, variant: c.Variant, status: c.ExecutionStatus, stage: c.FailureStage,
 		outcome: c.Outcome, workspace: c.HasWorkspace, nGraders: len(c.Graders), nSamples: len(c.Samples),
@@ -72,46 +130,63 @@ func (cc *compactCases) add(c *Case, line int, rel string) error {
 		})
 		cc.shapeOf[sh] = k
 	}
-	cc.rows = append(cc.rows, compactRow{start: uint32(start), end: uint32(cc.ids.Len()), shape: k})
-	cc.scores = append(cc.scores, c.Score)
-	cc.lines = append(cc.lines, uint32(line))
-	return nil
+	return k
 }
 
-// finish keeps one row per case, at the case's position: cases[p] is
-// the first and last line of the case at position p (ascending by first
-// line). A case's last row is never before its position, and rows are
-// moved in position order, so no row is overwritten before it is moved.
-func (cc *compactCases) finish(cases [][2]uint32) {
-	for p, c := range cases {
-		w, _ := slices.BinarySearch(cc.lines, c[1])
-		cc.rows[p], cc.scores[p] = cc.rows[w], cc.scores[w]
+// finish names every case (its Shortest, one test id at a time), counts
+// the cases passed, failed and errored, and frees what only reading
+// needed.
+func (cc *compactCases) finish() *[3]int {
+	cc.shorts = make([]caseid.Shortest, cc.cases.len())
+	var group []int
+	var ids []caseid.ID
+	var out []caseid.Shortest
+	for id := range cc.heads.len() {
+		group, ids = group[:0], ids[:0]
+		for p := cc.heads.at(id).last; p != 0; p = *cc.next.at(int(p - 1)) {
+			group = append(group, int(p-1))
+			ids = append(ids, cc.id(int(p-1)))
+		}
+		out = slices.Grow(out[:0], len(ids))[:len(ids)]
+		caseid.Shortests(ids, out)
+		for k, p := range group {
+			cc.shorts[p] = out[k]
+		}
 	}
-	// Copies without the room append grew: they are most of what is left.
-	cc.rows, cc.scores = slices.Clone(cc.rows[:len(cases)]), slices.Clone(cc.scores[:len(cases)])
-	cc.all = strings.Clone(cc.ids.String())
-	cc.ids, cc.lines, cc.shapeOf = strings.Builder{}, nil, nil
+	var counts [3]int
+	for i := range cc.cases.len() {
+		switch cc.shapes[cc.cases.at(i).shape].Outcome {
+		case Passed:
+			counts[0]++
+		case Failed:
+			counts[1]++
+		case Errored:
+			counts[2]++
+		}
+	}
+	cc.heads, cc.next, cc.evals, cc.shapeOf, cc.scores.of = chunked[idHead]{}, chunked[uint32]{}, nil, nil, nil
+	cc.ids.finish()
+	return &counts
 }
 
-func (cc *compactCases) len() int { return len(cc.rows) }
+func (cc *compactCases) len() int { return cc.cases.len() }
 
-func (cc *compactCases) testID(i int) string {
-	row := cc.rows[i]
-	return cc.all[row.start:row.end]
-}
+func (cc *compactCases) testID(i int) string { return cc.ids.get(cc.cases.at(i).id) }
 
 // fill sets *c to the case at position i. It has no Loc, Error,
 // Duplicates or OverwrittenBy (and, under Options.Outline, no EvalPath):
 // it is not one for Detail.
 func (cc *compactCases) fill(i int, c *Case) {
-	*c = cc.shapes[cc.rows[i].shape]
-	c.Index, c.TestID, c.Score = int32(i), cc.testID(i), cc.scores[i]
+	cs := cc.cases.at(i)
+	*c = cc.shapes[cs.shape]
+	c.Index, c.TestID, c.Score = int32(i), cc.ids.get(cs.id), *cc.scores.values.at(int(cs.score))
 }
 
 // id is the identity of the case at position i, made without a Case.
 func (cc *compactCases) id(i int) caseid.ID {
-	sh := &cc.shapes[cc.rows[i].shape]
-	return caseid.ID{Suite: sh.Suite, TestID: cc.testID(i), Target: sh.Target, Variant: sh.Variant}
+	cs := cc.cases.at(i)
+	sh := &cc.shapes[cs.shape]
+	return caseid.ID{Suite: sh.Suite, TestID: cc.ids.get(cs.id), Target: sh.Target, Variant: sh.Variant}
 }
 
 // CaseAt sets *c to the case at position pos, as At gives it, without
@@ -123,6 +198,15 @@ func (r *Run) CaseAt(pos int, c *Case) {
 		return
 	}
 	*c = *r.At(pos)
+}
+
+// RefAt is the shortest reference of the case at position pos: Ref of
+// it, which a compact read worked out for every case as it finished.
+func (r *Run) RefAt(pos int) string {
+	if r.compact != nil {
+		return r.compact.shorts[pos].Ref(r.compact.id(pos), pos)
+	}
+	return caseid.Short(r.CaseIDs(), pos)
 }
 
 // idAt is the identity of the case at position i.
@@ -149,3 +233,150 @@ func (r *Run) slotTestID(i int) string {
 	}
 	return r.Cases[i].TestID
 }
+
+// scoreTable holds the scores of a compact read: a run's scores are mostly
+// a few hundred values, each stored once while there are at most
+// maxShared of them; past that a new value is stored for each case that
+// has it (which costs at most the 8 bytes a case a float64 would), so the
+// table never holds more than maxShared values by map.
+type scoreTable struct {
+	values chunked[float64]
+	of     map[uint64]uint32 // by math.Float64bits, so 0 and -0 stay apart
+}
+
+const maxShared = 1 << 16
+
+// index is where score is in the table, added when new.
+func (t *scoreTable) index(score float64) uint32 {
+	bits := math.Float64bits(score)
+	if i, ok := t.of[bits]; ok {
+		return i
+	}
+	i := uint32(t.values.len())
+	t.values.add(score)
+	if t.of == nil {
+		t.of = map[uint64]uint32{}
+	}
+	if len(t.of) < maxShared {
+		t.of[bits] = i
+	}
+	return i
+}
+
+// idStore holds each distinct test id once: its bytes, after their length
+// as a uvarint, in chunks of storeChunk bytes (an id longer than that has
+// a chunk of its own), found by an open-addressing table while reading.
+type idStore struct {
+	bytes [][]byte
+	at    chunked[uint32] // where each id is: chunk<<storeShift | offset
+
+	// Until finished.
+	seed  maphash.Seed
+	table []uint32 // 1 + an index into at; 0: empty
+}
+
+const (
+	storeShift = 20
+	storeChunk = 1 << storeShift
+	maxChunks  = 1 << (32 - storeShift)
+)
+
+// intern returns the index of id, adding it (fresh) when new.
+func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
+	if s.table == nil {
+		s.seed, s.table = maphash.MakeSeed(), make([]uint32, 64)
+	}
+	h := s.slot(id)
+	if e := s.table[h]; e != 0 {
+		return e - 1, false, nil
+	}
+	at, err := s.put(id)
+	if err != nil {
+		return 0, false, err
+	}
+	i = uint32(s.at.len())
+	s.at.add(at)
+	s.table[h] = i + 1
+	if n := s.at.len(); n*3 >= len(s.table)*2 { // at most two thirds full
+		s.grow()
+	}
+	return i, true, nil
+}
+
+// slot is where id is in the table: its entry, or the empty one it would take.
+func (s *idStore) slot(id string) int {
+	mask := len(s.table) - 1
+	for h := int(maphash.String(s.seed, id)) & mask; ; h = (h + 1) & mask {
+		if e := s.table[h]; e == 0 || s.get(e-1) == id {
+			return h
+		}
+	}
+}
+
+func (s *idStore) grow() {
+	s.table = make([]uint32, 2*len(s.table))
+	for i := range s.at.len() {
+		s.table[s.slot(s.get(uint32(i)))] = uint32(i) + 1
+	}
+}
+
+// put stores id's bytes and returns where they are.
+func (s *idStore) put(id string) (uint32, error) {
+	need := binary.MaxVarintLen64 + len(id)
+	last := len(s.bytes) - 1
+	switch {
+	case last < 0: // the first chunk grows as it fills: a small run stays small
+		s.bytes = append(s.bytes, nil)
+		last++
+	case len(s.bytes[last])+need > storeChunk:
+		if len(s.bytes) == maxChunks {
+			return 0, errTooLong
+		}
+		s.bytes = append(s.bytes, make([]byte, 0, max(need, storeChunk)))
+		last++
+	}
+	b := s.bytes[last]
+	at := uint32(last)<<storeShift | uint32(len(b))
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	s.bytes[last] = append(b, id...)
+	return at, nil
+}
+
+var errTooLong = errors.New("the run's test ids are longer than a compact read holds (4 GiB in all)")
+
+// get is test id i, a view of the store (whose bytes never change).
+func (s *idStore) get(i uint32) string {
+	at := *s.at.at(int(i))
+	b := s.bytes[at>>storeShift][at&(storeChunk-1):]
+	n, w := binary.Uvarint(b)
+	return unsafe.String(unsafe.SliceData(b[w:]), int(n))
+}
+
+func (s *idStore) finish() { s.table = nil }
+
+// chunked is an append-only array in chunks of chunkLen elements:
+// growing it never copies more than its first chunk.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+const (
+	chunkShift = 14
+	chunkLen   = 1 << chunkShift
+)
+
+func (c *chunked[T]) add(v T) {
+	if c.n&(chunkLen-1) == 0 && c.n > 0 {
+		c.chunks = append(c.chunks, make([]T, 0, chunkLen))
+	} else if c.n == 0 {
+		c.chunks = append(c.chunks, nil)
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, v)
+	c.n++
+}
+
+func (c *chunked[T]) at(i int) *T { return &c.chunks[i>>chunkShift][i&(chunkLen-1)] }
+
+func (c *chunked[T]) len() int { return c.n }

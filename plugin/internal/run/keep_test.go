@@ -141,6 +141,7 @@ func FuzzCompact(f *testing.F) {
 	f.Add("{\"test_id\":\"a\",\"score\":1}\n\n{\"test_id\":\"b\",\"target\":\"x\",\"score\":0.5,\"result_dir\":\"one\"}\n{\"test_id\":\"a\",\"score\":0}\n{\"test_id\":\"b\"")
 	f.Add("{\"test_id\":\"a\",\"score\":1,\"scores\":[{\"type\":\"t\",\"verdict\":\"fail\"}]}\n{\"test_id\":\"a\",\"variant\":\"v\",\"score\":1,\"samples\":[{\"status\":\"pass\"}]}\n")
 	f.Add("{\"test_id\":\"a\",\"score\":1}\n{\"test_id\":\"a\"}\n")
+	f.Add("{\"test_id\":\"a\",\"eval_path\":\"x\",\"score\":1}\n{\"test_id\":\"a\",\"eval_path\":\"y\",\"score\":-0}\n{\"test_id\":\"a\",\"eval_path\":\"y\",\"score\":0}\n{\"test_id\":\"a\",\"eval_path\":\"x\",\"target\":\"t\",\"score\":0.5}\n")
 	f.Fuzz(func(t *testing.T, manifest string) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"index.jsonl": manifest})

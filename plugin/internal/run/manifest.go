@@ -28,7 +28,7 @@ func (r *Run) readManifest(file, rel string) error {
 	if r.opts.Compact && cfg.keep == nil {
 		cc = newCompactCases()
 	}
-	if cfg.keep != nil || cc != nil {
+	if cfg.keep != nil {
 		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true
 	}
 	p := startPipeline(f, cfg)
@@ -69,7 +69,7 @@ blocks:
 				continue
 			}
 			if cc != nil {
-				if err := cc.add(c, n, rel); err != nil {
+				if err := cc.add(c, row.eval, n, rel); err != nil {
 					return err
 				}
 				continue
@@ -109,9 +109,8 @@ blocks:
 	}
 	switch {
 	case cc != nil:
-		cc.finish(t.cases())
-		r.compact, r.counts = cc, &t.counts
-		dupes, firstDupe = t.dupes, t.first
+		r.compact, r.counts = cc, cc.finish()
+		dupes, firstDupe = cc.dupes, cc.first
 	case t != nil:
 		t.finish()
 		r.counts, r.firsts = &t.counts, t.firsts

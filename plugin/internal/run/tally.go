@@ -64,27 +64,10 @@ func (t *tally) add(h uint64, key uint32, line int) {
 }
 
 // finish groups the records into cases: it counts the winning rows'
-// outcomes and lists each case's first line. It frees the records.
+// outcomes and the duplicates and lists each case's first line. It frees
+// the records.
 func (t *tally) finish() {
 	t.firsts = make([]uint32, 0, t.rows)
-	t.group(func(first, _ uint32) { t.firsts = append(t.firsts, first) })
-	slices.Sort(t.firsts)
-	t.firsts = slices.Clip(t.firsts) // kept by the Run: not the room of duplicate rows
-}
-
-// cases is finish for a compact read: each case's first and last line,
-// ascending by first line, instead of firsts.
-func (t *tally) cases() [][2]uint32 {
-	cases := make([][2]uint32, 0, t.rows)
-	t.group(func(first, last uint32) { cases = append(cases, [2]uint32{first, last}) })
-	slices.SortFunc(cases, func(a, b [2]uint32) int { return cmp.Compare(a[0], b[0]) })
-	return cases
-}
-
-// group groups the records into cases, calling add with each case's first
-// and last line, in no order; it counts the winning rows' outcomes and the
-// duplicates, and frees the records.
-func (t *tally) group(add func(first, last uint32)) {
 	for b := range t.buckets {
 		rs := t.buckets[b]
 		slices.SortFunc(rs, func(a, b tallyRecord) int {
@@ -99,11 +82,13 @@ func (t *tally) group(add func(first, last uint32)) {
 				t.dupes++
 			}
 			t.counts[rs[j-1].key&3]++
-			add(rs[i].line, rs[j-1].line)
+			t.firsts = append(t.firsts, rs[i].line)
 			i = j
 		}
 		t.buckets[b] = nil
 	}
+	slices.Sort(t.firsts)
+	t.firsts = slices.Clip(t.firsts) // kept by the Run: not the room of duplicate rows
 }
 
 // position is the index among all cases of the case first seen at line.

@@ -70,10 +70,15 @@ var reasonCodes = [reasonCount]string{
 }
 
 // Item is one ranked case. It holds which reasons apply, not their texts:
-// Reasons writes them when they are shown, so ranking 100k cases costs
-// 16 bytes a case.
+// Reasons writes them when they are shown.
 type Item struct {
-	Case    *run.Case // nil in the items of RankAll: Pos names the case
+	Case *run.Case
+	Ranked
+}
+
+// Ranked is where a case ranks and why, without the case: 8 bytes, so
+// ranking a million cases (RankAll) costs 8 MB.
+type Ranked struct {
 	Tier    Tier
 	reasons uint16 // bit i set: reason i applies
 	Pos     int32  // the case's position in its run (Case.Index)
@@ -87,18 +92,8 @@ type Cases interface {
 	CaseAt(pos int, c *run.Case)
 }
 
-// caseIn is the item's case: its Case, else the one at its position in
-// cs, set in *scratch.
-func (it Item) caseIn(cs Cases, scratch *run.Case) *run.Case {
-	if it.Case != nil {
-		return it.Case
-	}
-	cs.CaseAt(int(it.Pos), scratch)
-	return scratch
-}
-
 // Suspicious reports whether the item belongs in the default review scope.
-func (it Item) Suspicious() bool { return it.Tier != TierClean }
+func (r Ranked) Suspicious() bool { return r.Tier != TierClean }
 
 // Rank returns every case in review order.
 func Rank(cases []*run.Case) []Item {
@@ -111,27 +106,28 @@ func Rank(cases []*run.Case) []Item {
 }
 
 // RankAll returns every case of cs in review order, as Rank does, holding
-// none of them (Item.Case is nil): a million ranked cases cost 16 MB.
-// Reasons needs the item's Case set.
-func RankAll(cs Cases) []Item {
-	items := make([]Item, cs.Len())
+// none of them: Item{Case: c, Ranked: r} is the item of r and its case c.
+func RankAll(cs Cases) []Ranked {
+	rs := make([]Ranked, cs.Len())
 	var c run.Case
-	for i := range items {
+	for i := range rs {
 		cs.CaseAt(i, &c)
-		items[i] = Classify(&c)
-		items[i].Case = nil
+		rs[i] = Classify(&c).Ranked
 	}
-	sortItems(items)
-	return items
+	slices.SortStableFunc(rs, order)
+	return rs
 }
 
 func sortItems(items []Item) {
-	slices.SortStableFunc(items, func(a, b Item) int {
-		if a.Tier != b.Tier {
-			return cmp.Compare(a.Tier, b.Tier)
-		}
-		return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
-	})
+	slices.SortStableFunc(items, func(a, b Item) int { return order(a.Ranked, b.Ranked) })
+}
+
+// order is the review order: by tier, then more reasons first.
+func order(a, b Ranked) int {
+	if a.Tier != b.Tier {
+		return cmp.Compare(a.Tier, b.Tier)
+	}
+	return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
 }
 
 // WithHistory adds the cross-run reasons to ranked items and ranks them
@@ -142,28 +138,36 @@ func sortItems(items []Item) {
 // pass/fail outcome changed at least twice over the runs (P F P). A pass
 // with any of them is suspicious. items is not changed.
 func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
-	return WithHistoryIn(nil, items, earlier)
-}
-
-// WithHistoryIn is WithHistory for items whose cases are in cs (those of
-// RankAll).
-func WithHistoryIn(cs Cases, items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 	out := slices.Clone(items)
-	var scratch run.Case
 	for i := range out {
-		it := &out[i]
-		c := it.caseIn(cs, &scratch)
-		past := earlier(c)
-		if len(past) == 0 {
-			continue
-		}
-		it.add(reasonRegressed, past[len(past)-1] == run.Passed && (c.Outcome == run.Failed || c.Outcome == run.Errored))
-		it.add(reasonErroredBefore, c.Outcome != run.Errored && slices.Contains(past, run.Errored))
-		it.add(reasonFlippedAcrossRuns, changes(append(slices.Clip(past), c.Outcome)) >= 2)
-		it.settle(c)
+		out[i].history(out[i].Case, earlier)
 	}
 	sortItems(out)
 	return out
+}
+
+// WithHistoryIn is WithHistory for the ranked cases of cs (RankAll's).
+func WithHistoryIn(cs Cases, rs []Ranked, earlier func(c *run.Case) []run.Outcome) []Ranked {
+	out := slices.Clone(rs)
+	var c run.Case
+	for i := range out {
+		cs.CaseAt(int(out[i].Pos), &c)
+		out[i].history(&c, earlier)
+	}
+	slices.SortStableFunc(out, order)
+	return out
+}
+
+// history adds the cross-run reasons of c, ranked r, to r.
+func (r *Ranked) history(c *run.Case, earlier func(c *run.Case) []run.Outcome) {
+	past := earlier(c)
+	if len(past) == 0 {
+		return
+	}
+	r.add(reasonRegressed, past[len(past)-1] == run.Passed && (c.Outcome == run.Failed || c.Outcome == run.Errored))
+	r.add(reasonErroredBefore, c.Outcome != run.Errored && slices.Contains(past, run.Errored))
+	r.add(reasonFlippedAcrossRuns, changes(append(slices.Clip(past), c.Outcome)) >= 2)
+	r.settle(c)
 }
 
 // changes counts the pass↔fail changes along outcomes, errors and unknown
@@ -182,22 +186,22 @@ func changes(outcomes []run.Outcome) int {
 	return n
 }
 
-func (it *Item) add(reason int, applies bool) {
+func (r *Ranked) add(reason int, applies bool) {
 	if applies {
-		it.reasons |= 1 << reason
+		r.reasons |= 1 << reason
 	}
 }
 
 // settle makes a pass with any reason a suspicious pass.
-func (it *Item) settle(c *run.Case) {
-	if c.Outcome == run.Passed && it.reasons != 0 {
-		it.Tier = TierSuspicious
+func (r *Ranked) settle(c *run.Case) {
+	if c.Outcome == run.Passed && r.reasons != 0 {
+		r.Tier = TierSuspicious
 	}
 }
 
 // Classify places one case (its tier and reasons) without ranking the run.
 func Classify(c *run.Case) Item {
-	it := Item{Case: c, Pos: c.Index}
+	it := Item{Case: c, Ranked: Ranked{Pos: c.Index}}
 	add := it.add
 	switch c.Outcome {
 	case run.Errored:
@@ -367,33 +371,52 @@ func ParseFilter(expr string) (Filter, error) {
 // Select keeps the ranked items in scope. filter is used only for
 // ScopeFilter. For ScopeAll it returns items itself.
 func Select(items []Item, scope string, filter Filter) ([]Item, error) {
-	return SelectIn(nil, items, scope, filter)
+	return selectOf(items, scope, filter, func(it Item) Ranked { return it.Ranked }, func(it Item) *run.Case { return it.Case })
 }
 
-// SelectIn is Select for items whose cases are in cs (those of RankAll).
-func SelectIn(cs Cases, items []Item, scope string, filter Filter) ([]Item, error) {
-	var keep func(Item) bool
-	switch scope {
-	case ScopeSuspicious, "":
-		keep = Item.Suspicious
-	case ScopeFailures:
-		keep = func(it Item) bool { return it.Tier <= TierFailed }
-	case ScopeAll:
-		return items, nil
-	case ScopeFilter:
-		if filter.match == nil {
-			return nil, clierr.Usage("scope filter needs a filter expression", "pass --filter EXPR")
-		}
-		var scratch run.Case
-		keep = func(it Item) bool { return filter.match(it.caseIn(cs, &scratch)) }
-	default:
-		return nil, clierr.Usage(fmt.Sprintf("unknown scope %q", scope), "scopes: suspicious, failures, all, filter")
+// SelectIn is Select for the ranked cases of cs (RankAll's).
+func SelectIn(cs Cases, rs []Ranked, scope string, filter Filter) ([]Ranked, error) {
+	var c run.Case
+	return selectOf(rs, scope, filter, func(r Ranked) Ranked { return r }, func(r Ranked) *run.Case {
+		cs.CaseAt(int(r.Pos), &c)
+		return &c
+	})
+}
+
+// selectOf is Select of items whose ranking is rankOf and whose case is
+// caseOf (asked only for ScopeFilter).
+func selectOf[T any](items []T, scope string, filter Filter, rankOf func(T) Ranked, caseOf func(T) *run.Case) ([]T, error) {
+	tier, match, err := selection(scope, filter)
+	if err != nil {
+		return nil, err
 	}
-	var out []Item
+	if tier == nil {
+		return items, nil
+	}
+	var out []T
 	for _, it := range items {
-		if keep(it) {
+		if tier(rankOf(it)) && (match == nil || match(caseOf(it))) {
 			out = append(out, it)
 		}
 	}
 	return out, nil
+}
+
+// selection is what scope keeps: the tiers it keeps, and the cases when
+// it is ScopeFilter (match; nil for the others). tier is nil for ScopeAll.
+func selection(scope string, filter Filter) (tier func(Ranked) bool, match func(*run.Case) bool, err error) {
+	switch scope {
+	case ScopeSuspicious, "":
+		return Ranked.Suspicious, nil, nil
+	case ScopeFailures:
+		return func(r Ranked) bool { return r.Tier <= TierFailed }, nil, nil
+	case ScopeAll:
+		return nil, nil, nil
+	case ScopeFilter:
+		if filter.match == nil {
+			return nil, nil, clierr.Usage("scope filter needs a filter expression", "pass --filter EXPR")
+		}
+		return func(Ranked) bool { return true }, filter.match, nil
+	}
+	return nil, nil, clierr.Usage(fmt.Sprintf("unknown scope %q", scope), "scopes: suspicious, failures, all, filter")
 }

@@ -235,13 +235,13 @@ func TestRankAll(t *testing.T) {
 	}
 	past := map[string][]run.Outcome{"regressed": {run.Passed}, "steady": {run.Passed, run.Failed}, "clean": {run.Errored}}
 	earlier := func(c *run.Case) []run.Outcome { return past[c.TestID] }
-	same := func(what string, got, want []Item) {
+	same := func(what string, got []Ranked, want []Item) {
 		t.Helper()
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d items, want %d", what, len(got), len(want))
 		}
 		for i, w := range want {
-			if got[i].Case != nil || got[i].Pos != w.Case.Index || got[i].Tier != w.Tier || got[i].reasons != w.reasons {
+			if got[i].Pos != w.Case.Index || got[i] != w.Ranked {
 				t.Errorf("%s: item %d is %+v, want %+v", what, i, got[i], w)
 			}
 		}

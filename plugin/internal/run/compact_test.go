@@ -1,0 +1,46 @@
+package run
+
+import (
+	"math"
+	"testing"
+)
+
+// TestScoreTable: every score comes back as it went in, bit for bit (0
+// and -0 apart), past maxShared distinct values too, where the table
+// stops sharing new values.
+func TestScoreTable(t *testing.T) {
+	var tab scoreTable
+	var in []float64
+	var at []uint32
+	for i := range maxShared + 1000 {
+		for _, s := range []float64{float64(i) / (maxShared + 1000), math.Copysign(0, -1), 0, 0.5} {
+			in, at = append(in, s), append(at, tab.index(s))
+		}
+	}
+	for k, s := range in {
+		if got := *tab.values.at(int(at[k])); math.Float64bits(got) != math.Float64bits(s) {
+			t.Fatalf("score %d: %v comes back as %v", k, s, got)
+		}
+	}
+	if len(tab.of) != maxShared || tab.values.len() > maxShared+1000+3 {
+		t.Errorf("%d values by map, %d in all", len(tab.of), tab.values.len())
+	}
+}
+
+// TestIDStoreLongIDs: ids longer than a chunk and ids that end a chunk
+// come back whole.
+func TestIDStoreLongIDs(t *testing.T) {
+	var s idStore
+	ids := []string{"", "a", string(make([]byte, storeChunk-5)), "b", string(make([]byte, 2*storeChunk)), "c", "d"}
+	for i, id := range ids {
+		ids[i] = id + string(rune('A'+i)) // all distinct
+		if n, fresh, err := s.intern(ids[i]); err != nil || !fresh || n != uint32(i) {
+			t.Fatalf("intern %d: %d %v %v", i, n, fresh, err)
+		}
+	}
+	for i, id := range ids {
+		if n, fresh, _ := s.intern(id); fresh || n != uint32(i) || s.get(n) != id {
+			t.Errorf("id %d (%d bytes) comes back as %d bytes", i, len(id), len(s.get(n)))
+		}
+	}
+}
