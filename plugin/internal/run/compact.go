@@ -15,10 +15,10 @@ import (
 // compactCases is how Read keeps the cases under Options.Compact: 13 bytes
 // a case and its test id once, instead of a Case. What many cases share
 // (suite, target, variant, statuses and the grader and sample outlines)
-// is one shape, stored once; so is each score (scoreTable). Rows are deduplicated as they come, on the
-// same key as a full read (dedupeKey), by walking the cases of their test
-// id; the first row of a key makes its case, a later one replaces its
-// shape and score. Everything grows in fixed chunks (chunked), so growing
+// is one shape, stored once; so is each score (scoreTable). Rows are
+// deduplicated as they come, on the same key as a full read (dedupeKey),
+// by walking the cases of their test id; the first row of a key makes its
+// case, a later one replaces its shape and score. Everything grows in fixed chunks (chunked), so growing
 // never copies what is held and wastes at most one chunk.
 type compactCases struct {
 	cases  chunked[compactCase]

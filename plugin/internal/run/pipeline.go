@@ -47,9 +47,9 @@ type pipeline struct {
 
 // parseConfig is how the workers parse rows: with outline, cases keep
 // only the outlines of their graders and samples (Options.Outline); rows
-// hash their eval_path and folder with seed; with tallied (Read(keep) and
-// Options.Compact), every row is also hashed for the tally; with keep set
-// (Read(keep)), only the rows whose test id keep accepts make a Case.
+// hash their eval_path and folder with seed; with tallied (Read(keep)),
+// every row is also hashed for the tally; with keep set, only the rows
+// whose test id keep accepts make a Case.
 type parseConfig struct {
 	outline bool
 	seed    maphash.Seed
