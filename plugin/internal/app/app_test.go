@@ -293,3 +293,33 @@ func TestCommandHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestShowChecksTheRowsItReads: show checks whole only the rows of the
+// case it shows (run.Options.CheckKeptOnly): a case shows while another
+// row has a malformed nested value, which status reports; showing that
+// row, by ref or by position, fails with status's error.
+func TestShowChecksTheRowsItReads(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
+	mkdir(t, dir)
+	rows := `{"test_id":"a","score":1,"target":"x"}` + "\n" +
+		`{"test_id":"b","score":0,"target":"x","m":{"k":tru}}` + "\n" +
+		`{"test_id":"c","score":1,"target":"x","m":[1,,2]}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "index.jsonl"), []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, statusErr := runApp(t, "status", dir)
+	if code == 0 || !strings.Contains(statusErr, "index.jsonl:2") {
+		t.Fatalf("status: exit %d\n%s", code, statusErr)
+	}
+	if code, out, stderr := runApp(t, "show", "--json", dir, "a"); code != 0 || !strings.Contains(out, `"test_id": "a"`) {
+		t.Fatalf("show a: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, ref := range []string{"b", "#2"} {
+		if code, _, stderr := runApp(t, "show", dir, ref); code == 0 || stderr != statusErr {
+			t.Errorf("show %s: exit %d\n%s\nwant status's error\n%s", ref, code, stderr, statusErr)
+		}
+	}
+	if code, _, stderr := runApp(t, "show", dir, "#3"); code == 0 || !strings.Contains(stderr, "index.jsonl:3") {
+		t.Errorf("show #3: exit %d\n%s", code, stderr)
+	}
+}

@@ -95,7 +95,7 @@ func TestCheckKeptOnly(t *testing.T) {
 // reads the run a strict read does (sameKeptRead) when that one succeeds;
 // when it fails, it fails alike or on a later line (a row not kept is
 // checked only for what it is read for), and fails only where the
-// strict read fails too.
+// strict read fails too; and TestIDAt names every position it read.
 func FuzzCheckKeptOnly(f *testing.F) {
 	f.Add("{\"test_id\":\"a\",\"score\":1,\"scores\":[{\"type\":\"t\",\"verdict\":\"fail\",\"x\":{\"y\":[1,2]}}]}\n\n{\"test_id\":\"b\",\"target\":\"x\",\"score\":0.5,\"result_dir\":\"one\",\"m\":{\"n\":tru}}\n{\"test_id\":\"a\",\"score\":0}\n{\"test_id\":\"b\"")
 	f.Add("{\"test_id\":\"b\",\"score\":1,\"m\":[{]}\n{\"test_id\":\"a\",\"variant\":\"v\",\"score\":1,\"samples\":[{\"status\":\"pass\"}]}\n")
@@ -111,6 +111,12 @@ func FuzzCheckKeptOnly(f *testing.F) {
 			sameKeptRead(t, strict, loose)
 		case serr == nil:
 			t.Fatalf("a loose read fails (%v) where the strict one does not", err)
+		case err == nil: // a row not kept is malformed: it still names its test id
+			for i := range loose.Len() {
+				if _, err := loose.TestIDAt(i); err != nil {
+					t.Fatalf("TestIDAt(%d) of a loose read: %v", i, err)
+				}
+			}
 		case err != nil && errLine(err) <= errLine(serr) && err.Error() != serr.Error():
 			t.Fatalf("loose read: %v; strict read: %v", err, serr)
 		}
