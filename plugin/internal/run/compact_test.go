@@ -18,7 +18,7 @@ func TestScoreTable(t *testing.T) {
 		}
 	}
 	for k, s := range in {
-		if got := *tab.values.at(int(at[k])); math.Float64bits(got) != math.Float64bits(s) {
+		if got := tab.values.get(int(at[k])); math.Float64bits(got) != math.Float64bits(s) {
 			t.Fatalf("score %d: %v comes back as %v", k, s, got)
 		}
 	}
