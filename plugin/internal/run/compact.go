@@ -270,17 +270,17 @@ func (t *scoreTable) index(score float64) uint32 {
 }
 
 // idStore holds each distinct test id once: its bytes, after their length
-// as a uvarint, in chunks of storeChunk bytes outside the heap (an id
-// longer than that has a chunk of its own), found by an open-addressing
-// table while reading.
+// as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap
+// but the first; an id longer than that has a chunk of its own), found by
+// an open-addressing table while reading.
 type idStore struct {
-	bytes []*offChunk[byte]
+	bytes []*part[byte]
 	used  int             // bytes used in the last chunk
 	at    chunked[uint32] // where each id is: chunk<<storeShift | offset
 
 	// Until finished.
 	seed  maphash.Seed
-	table *offChunk[uint32] // 1 + an index into at; 0: empty
+	table *part[uint32] // 1 + an index into at; 0: empty
 }
 
 const (
@@ -292,7 +292,7 @@ const (
 // intern returns the index of id, adding it (fresh) when new.
 func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 	if s.table == nil {
-		s.seed, s.table = maphash.MakeSeed(), newOffChunk[uint32](64)
+		s.seed, s.table = maphash.MakeSeed(), newPart[uint32](64)
 	}
 	h := s.slot(id)
 	if e := s.table.s[h]; e != 0 {
@@ -323,7 +323,7 @@ func (s *idStore) slot(id string) int {
 }
 
 func (s *idStore) grow() {
-	s.table = newOffChunk[uint32](2 * len(s.table.s))
+	s.table = newPart[uint32](2 * len(s.table.s))
 	for i := range s.at.len() {
 		s.table.s[s.slot(s.view(uint32(i)))] = uint32(i) + 1
 	}
@@ -333,16 +333,19 @@ func (s *idStore) grow() {
 // put stores id's bytes and returns where they are.
 func (s *idStore) put(id string) (uint32, error) {
 	need := binary.MaxVarintLen64 + len(id)
-	if len(s.bytes) == 0 || s.used+need > storeChunk {
+	switch {
+	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run stays small
+		s.bytes = append(s.bytes, &part[byte]{})
+	case s.used+need > storeChunk:
 		if len(s.bytes) == maxChunks {
 			return 0, errTooLong
 		}
-		s.bytes, s.used = append(s.bytes, newOffChunk[byte](max(need, storeChunk))), 0
+		s.bytes, s.used = append(s.bytes, newPart[byte](max(need, storeChunk))), 0
 	}
-	last := len(s.bytes) - 1
-	at := uint32(last)<<storeShift | uint32(s.used)
-	b := binary.AppendUvarint(s.bytes[last].s[s.used:s.used], uint64(len(id)))
-	s.used += len(append(b, id...))
+	last := s.bytes[len(s.bytes)-1]
+	at := uint32(len(s.bytes)-1)<<storeShift | uint32(s.used)
+	last.s = append(binary.AppendUvarint(last.s[:s.used], uint64(len(id))), id...)
+	s.used = len(last.s)
 	return at, nil
 }
 
@@ -367,41 +370,56 @@ func (s *idStore) view(i uint32) string {
 func (s *idStore) finish() { s.table = nil }
 
 // chunked is an append-only array of a type without pointers, in chunks
-// of chunkLen elements outside the Go heap (mapChunk): growing it never
-// copies, and the collector neither scans it nor lets it raise its goal
-// (a million cases' 12 bytes would otherwise cost 24). Each chunk is
-// given back when its handle is unreachable; get and set keep the handle
-// alive while they touch the chunk, and no pointer into a chunk leaves
-// them.
+// of chunkLen elements: the first grows on the heap (a small run stays
+// small and maps nothing), the others are outside it (newPart), so
+// growing never copies more than the first, and the collector neither
+// scans a million cases' 12 bytes nor lets them raise its goal (which
+// would cost 24). get and set keep a chunk's handle alive while they
+// touch it, and no pointer into a chunk leaves them.
 type chunked[T any] struct {
-	chunks []*offChunk[T]
+	chunks []*part[T]
 	n      int
-}
-
-// offChunk is the handle of n zeroed values of a type without pointers
-// outside the heap, given back when the handle is unreachable: whoever
-// touches s keeps the handle alive until done (runtime.KeepAlive).
-type offChunk[T any] struct{ s []T }
-
-func newOffChunk[T any](n int) *offChunk[T] {
-	var zero T
-	b := mapChunk(n * int(unsafe.Sizeof(zero)))
-	ch := &offChunk[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)}
-	runtime.AddCleanup(ch, unmapChunk, b)
-	return ch
 }
 
 const (
 	chunkShift = 14
 	chunkLen   = 1 << chunkShift
+	minMapped  = 64 << 10 // bytes: a smaller chunk is on the heap
 )
 
+// part is the handle of values of a type without pointers: outside the
+// heap from minMapped bytes on (mapChunk), given back when the handle is
+// unreachable, so whoever touches s keeps the handle alive until done
+// (runtime.KeepAlive).
+type part[T any] struct{ s []T }
+
+// newPart is a part of n zeroed values.
+func newPart[T any](n int) *part[T] {
+	var zero T
+	size := n * int(unsafe.Sizeof(zero))
+	if size < minMapped {
+		return &part[T]{s: make([]T, n)}
+	}
+	b := mapChunk(size)
+	ch := &part[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)}
+	runtime.AddCleanup(ch, unmapChunk, b)
+	return ch
+}
+
 func (c *chunked[T]) add(v T) {
-	if c.n&(chunkLen-1) == 0 {
-		c.chunks = append(c.chunks, newOffChunk[T](chunkLen))
+	switch {
+	case c.n == 0:
+		c.chunks = append(c.chunks, &part[T]{})
+	case c.n < chunkLen:
+	case c.n&(chunkLen-1) == 0:
+		c.chunks = append(c.chunks, newPart[T](chunkLen))
+	}
+	if c.n < chunkLen {
+		c.chunks[0].s = append(c.chunks[0].s, v)
+	} else {
+		c.set(c.n, v)
 	}
 	c.n++
-	c.set(c.n-1, v)
 }
 
 func (c *chunked[T]) get(i int) T {
