@@ -20,8 +20,10 @@ import (
 // is one shape, stored once; so is each score (scoreTable). Rows are
 // deduplicated as they come, on the same key as a full read (dedupeKey),
 // by walking the cases of their test id; the first row of a key makes its
-// case, a later one replaces its shape and score. Everything grows in fixed chunks (chunked), so growing
-// never copies what is held and wastes at most one chunk.
+// case, a later one replaces its shape and score. Everything grows in fixed
+// chunks (chunked), so growing never copies what is held and wastes at
+// most one chunk, and past the first chunk outside the heap (newPart), so
+// the collector does not double it.
 type compactCases struct {
 	cases  chunked[compactCase]
 	ids    idStore
