@@ -5,7 +5,9 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"agentv-review/plugin/internal/caseid"
@@ -18,31 +20,27 @@ import (
 // is one shape, stored once; so is each score (scoreTable). Rows are
 // deduplicated as they come, on the same key as a full read (dedupeKey),
 // by walking the cases of their test id; the first row of a key makes its
-// case, a later one replaces its shape and score. Everything grows in fixed chunks (chunked), so growing
-// never copies what is held and wastes at most one chunk.
+// case, a later one replaces its shape and score. Everything grows in fixed
+// chunks (chunked), so growing never copies what is held and wastes at
+// most one chunk, and past the first chunk outside the heap (newPart), so
+// the collector does not double it.
 type compactCases struct {
 	cases  chunked[compactCase]
 	ids    idStore
 	scores scoreTable
-	shorts []caseid.Shortest // each case's shortest reference, once finished
+	shorts chunked[caseid.Shortest] // each case's shortest reference, once finished
 
 	shapes  []Case // a case of each shape, with no test id, score or position
 	shapeOf map[shapeKey]uint32
 
 	// Until finished: the cases of each test id, to deduplicate rows and
 	// to name the cases.
-	heads chunked[idHead]   // per test id
-	next  chunked[uint32]   // per case: the next case (+1) with its test id, 0 at the end
-	evals map[uint32]uint64 // the eval_path hash of each case whose hash is not its test id's
-	dupes int               // rows a later row replaced
-	first int               // the line of the first such row
-}
-
-// idHead is, while reading, the eval_path hash of a test id's first case
-// and its last case (+1: the head of its compactCases.next chain).
-type idHead struct {
-	eval uint64
-	last uint32
+	firstEval chunked[uint64]   // per test id: the eval_path hash of its first case
+	last      chunked[uint32]   // per test id: its last case (+1: the head of its next chain)
+	next      chunked[uint32]   // per case: the next case (+1) with its test id, 0 at the end
+	evals     map[uint32]uint64 // the eval_path hash of each case whose hash is not its test id's
+	dupes     int               // rows a later row replaced
+	first     int               // the line of the first such row
 }
 
 // compactCase is one case: its test id (an index into idStore), its shape
@@ -75,13 +73,15 @@ func (cc *compactCases) add(c *Case, eval uint64, line int, rel string) error {
 	}
 	k := cc.shape(c)
 	if fresh {
-		cc.heads.add(idHead{eval: eval})
+		cc.firstEval.add(eval)
+		cc.last.add(0)
 	} else {
-		for p := cc.heads.at(int(id)).last; p != 0; p = *cc.next.at(int(p - 1)) {
-			o := cc.cases.at(int(p - 1))
+		for p := cc.last.get(int(id)); p != 0; p = cc.next.get(int(p - 1)) {
+			o := cc.cases.get(int(p - 1))
 			sh := &cc.shapes[o.shape]
 			if sh.Suite == c.Suite && sh.Target == c.Target && sh.Variant == c.Variant && cc.eval(int(p-1)) == eval {
 				o.shape, o.score = k, cc.scores.index(c.Score)
+				cc.cases.set(int(p-1), o)
 				if cc.dupes == 0 {
 					cc.first = line
 				}
@@ -91,12 +91,11 @@ func (cc *compactCases) add(c *Case, eval uint64, line int, rel string) error {
 		}
 	}
 	pos := uint32(cc.cases.len())
-	h := cc.heads.at(int(id))
-	if eval != h.eval {
+	if eval != cc.firstEval.get(int(id)) {
 		cc.evals[pos] = eval
 	}
-	cc.next.add(h.last)
-	h.last = pos + 1
+	cc.next.add(cc.last.get(int(id)))
+	cc.last.set(int(id), pos+1)
 	cc.cases.add(compactCase{id: id, shape: k, score: cc.scores.index(c.Score)})
 	return nil
 }
@@ -106,7 +105,7 @@ func (cc *compactCases) eval(p int) uint64 {
 	if h, ok := cc.evals[uint32(p)]; ok {
 		return h
 	}
-	return cc.heads.at(int(cc.cases.at(p).id)).eval
+	return cc.firstEval.get(int(cc.cases.get(p).id))
 }
 
 // shape is the index of c's shape, added when new.
@@ -137,25 +136,28 @@ func (cc *compactCases) shape(c *Case) uint32 {
 // the cases passed, failed and errored, and frees what only reading
 // needed.
 func (cc *compactCases) finish() *[3]int {
-	cc.shorts = make([]caseid.Shortest, cc.cases.len())
+	for range cc.cases.len() {
+		cc.shorts.add(0)
+	}
 	var group []int
 	var ids []caseid.ID
 	var out []caseid.Shortest
-	for id := range cc.heads.len() {
+	for id := range cc.last.len() {
 		group, ids = group[:0], ids[:0]
-		for p := cc.heads.at(id).last; p != 0; p = *cc.next.at(int(p - 1)) {
+		testID := cc.ids.view(uint32(id))
+		for p := cc.last.get(id); p != 0; p = cc.next.get(int(p - 1)) {
 			group = append(group, int(p-1))
-			ids = append(ids, cc.id(int(p-1)))
+			ids = append(ids, cc.idNamed(int(p-1), testID))
 		}
 		out = slices.Grow(out[:0], len(ids))[:len(ids)]
 		caseid.Shortests(ids, out)
 		for k, p := range group {
-			cc.shorts[p] = out[k]
+			cc.shorts.set(p, out[k])
 		}
 	}
 	var counts [3]int
 	for i := range cc.cases.len() {
-		switch cc.shapes[cc.cases.at(i).shape].Outcome {
+		switch cc.shapes[cc.cases.get(i).shape].Outcome {
 		case Passed:
 			counts[0]++
 		case Failed:
@@ -164,29 +166,35 @@ func (cc *compactCases) finish() *[3]int {
 			counts[2]++
 		}
 	}
-	cc.heads, cc.next, cc.evals, cc.shapeOf, cc.scores.of = chunked[idHead]{}, chunked[uint32]{}, nil, nil, nil
+	cc.firstEval, cc.last, cc.next = chunked[uint64]{}, chunked[uint32]{}, chunked[uint32]{}
+	cc.evals, cc.shapeOf, cc.scores.of = nil, nil, nil
 	cc.ids.finish()
+	runtime.KeepAlive(cc) // the views in ids
 	return &counts
 }
 
 func (cc *compactCases) len() int { return cc.cases.len() }
 
-func (cc *compactCases) testID(i int) string { return cc.ids.get(cc.cases.at(i).id) }
+func (cc *compactCases) testID(i int) string { return cc.ids.get(cc.cases.get(i).id) }
 
 // fill sets *c to the case at position i. It has no Loc, Error,
 // Duplicates or OverwrittenBy (and, under Options.Outline, no EvalPath):
 // it is not one for Detail.
 func (cc *compactCases) fill(i int, c *Case) {
-	cs := cc.cases.at(i)
+	cs := cc.cases.get(i)
 	*c = cc.shapes[cs.shape]
-	c.Index, c.TestID, c.Score = int32(i), cc.ids.get(cs.id), *cc.scores.values.at(int(cs.score))
+	c.Index, c.TestID, c.Score = int32(i), cc.ids.get(cs.id), cc.scores.values.get(int(cs.score))
 }
 
 // id is the identity of the case at position i, made without a Case.
 func (cc *compactCases) id(i int) caseid.ID {
-	cs := cc.cases.at(i)
-	sh := &cc.shapes[cs.shape]
-	return caseid.ID{Suite: sh.Suite, TestID: cc.ids.get(cs.id), Target: sh.Target, Variant: sh.Variant}
+	return cc.idNamed(i, cc.ids.get(cc.cases.get(i).id))
+}
+
+// idNamed is the identity of the case at position i, whose test id is testID.
+func (cc *compactCases) idNamed(i int, testID string) caseid.ID {
+	sh := &cc.shapes[cc.cases.get(i).shape]
+	return caseid.ID{Suite: sh.Suite, TestID: testID, Target: sh.Target, Variant: sh.Variant}
 }
 
 // CaseAt sets *c to the case at position pos, as At gives it, without
@@ -204,7 +212,7 @@ func (r *Run) CaseAt(pos int, c *Case) {
 // it, which a compact read worked out for every case as it finished.
 func (r *Run) RefAt(pos int) string {
 	if r.compact != nil {
-		return r.compact.shorts[pos].Ref(r.compact.id(pos), pos)
+		return r.compact.shorts.get(pos).Ref(r.compact.id(pos), pos)
 	}
 	return caseid.Short(r.CaseIDs(), pos)
 }
@@ -264,15 +272,17 @@ func (t *scoreTable) index(score float64) uint32 {
 }
 
 // idStore holds each distinct test id once: its bytes, after their length
-// as a uvarint, in chunks of storeChunk bytes (an id longer than that has
-// a chunk of its own), found by an open-addressing table while reading.
+// as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap
+// but the first; an id longer than that has a chunk of its own), found by
+// an open-addressing table while reading.
 type idStore struct {
-	bytes [][]byte
+	bytes []*part[byte]
+	used  int             // bytes used in the last chunk
 	at    chunked[uint32] // where each id is: chunk<<storeShift | offset
 
 	// Until finished.
 	seed  maphash.Seed
-	table []uint32 // 1 + an index into at; 0: empty
+	table *part[uint32] // 1 + an index into at; 0: empty
 }
 
 const (
@@ -284,10 +294,10 @@ const (
 // intern returns the index of id, adding it (fresh) when new.
 func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 	if s.table == nil {
-		s.seed, s.table = maphash.MakeSeed(), make([]uint32, 64)
+		s.seed, s.table = maphash.MakeSeed(), newPart[uint32](64)
 	}
 	h := s.slot(id)
-	if e := s.table[h]; e != 0 {
+	if e := s.table.s[h]; e != 0 {
 		return e - 1, false, nil
 	}
 	at, err := s.put(id)
@@ -296,8 +306,8 @@ func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 	}
 	i = uint32(s.at.len())
 	s.at.add(at)
-	s.table[h] = i + 1
-	if n := s.at.len(); n*3 >= len(s.table)*2 { // at most two thirds full
+	s.table.s[h] = i + 1
+	if n := s.at.len(); n*3 >= len(s.table.s)*2 { // at most two thirds full
 		s.grow()
 	}
 	return i, true, nil
@@ -305,78 +315,126 @@ func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 
 // slot is where id is in the table: its entry, or the empty one it would take.
 func (s *idStore) slot(id string) int {
-	mask := len(s.table) - 1
-	for h := int(maphash.String(s.seed, id)) & mask; ; h = (h + 1) & mask {
-		if e := s.table[h]; e == 0 || s.get(e-1) == id {
-			return h
-		}
+	mask := len(s.table.s) - 1
+	h := int(maphash.String(s.seed, id)) & mask
+	for e := s.table.s[h]; e != 0 && s.view(e-1) != id; e = s.table.s[h] {
+		h = (h + 1) & mask
 	}
+	runtime.KeepAlive(s) // the views and the table
+	return h
 }
 
 func (s *idStore) grow() {
-	s.table = make([]uint32, 2*len(s.table))
+	s.table = newPart[uint32](2 * len(s.table.s))
 	for i := range s.at.len() {
-		s.table[s.slot(s.get(uint32(i)))] = uint32(i) + 1
+		s.table.s[s.slot(s.view(uint32(i)))] = uint32(i) + 1
 	}
+	runtime.KeepAlive(s)
 }
 
 // put stores id's bytes and returns where they are.
 func (s *idStore) put(id string) (uint32, error) {
 	need := binary.MaxVarintLen64 + len(id)
-	last := len(s.bytes) - 1
 	switch {
-	case last < 0: // the first chunk grows as it fills: a small run stays small
-		s.bytes = append(s.bytes, nil)
-		last++
-	case len(s.bytes[last])+need > storeChunk:
+	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run stays small
+		s.bytes = append(s.bytes, &part[byte]{})
+	case s.used+need > storeChunk:
 		if len(s.bytes) == maxChunks {
 			return 0, errTooLong
 		}
-		s.bytes = append(s.bytes, make([]byte, 0, max(need, storeChunk)))
-		last++
+		s.bytes, s.used = append(s.bytes, newPart[byte](max(need, storeChunk))), 0
 	}
-	b := s.bytes[last]
-	at := uint32(last)<<storeShift | uint32(len(b))
-	b = binary.AppendUvarint(b, uint64(len(id)))
-	s.bytes[last] = append(b, id...)
+	last := s.bytes[len(s.bytes)-1]
+	at := uint32(len(s.bytes)-1)<<storeShift | uint32(s.used)
+	last.s = append(binary.AppendUvarint(last.s[:s.used], uint64(len(id))), id...)
+	s.used = len(last.s)
 	return at, nil
 }
 
 var errTooLong = errors.New("the run's test ids are longer than a compact read holds (4 GiB in all)")
 
-// get is test id i, a view of the store (whose bytes never change).
+// get is test id i.
 func (s *idStore) get(i uint32) string {
-	at := *s.at.at(int(i))
-	b := s.bytes[at>>storeShift][at&(storeChunk-1):]
+	id := strings.Clone(s.view(i))
+	runtime.KeepAlive(s)
+	return id
+}
+
+// view is test id i as a view of the store (whose bytes never change),
+// valid while s is: its callers keep s alive past their last use of it.
+func (s *idStore) view(i uint32) string {
+	at := s.at.get(int(i))
+	b := s.bytes[at>>storeShift].s[at&(storeChunk-1):]
 	n, w := binary.Uvarint(b)
 	return unsafe.String(unsafe.SliceData(b[w:]), int(n))
 }
 
 func (s *idStore) finish() { s.table = nil }
 
-// chunked is an append-only array in chunks of chunkLen elements:
-// growing it never copies more than its first chunk.
+// chunked is an append-only array of a type without pointers, in chunks
+// of chunkLen elements: the first grows on the heap (a small run stays
+// small and maps nothing), the others are outside it (newPart), so
+// growing never copies more than the first, and the collector neither
+// scans a million cases' 12 bytes nor lets them raise its goal (which
+// would cost 24). get and set keep a chunk's handle alive while they
+// touch it, and no pointer into a chunk leaves them.
 type chunked[T any] struct {
-	chunks [][]T
+	chunks []*part[T]
 	n      int
 }
 
 const (
 	chunkShift = 14
 	chunkLen   = 1 << chunkShift
+	minMapped  = 64 << 10 // bytes: a smaller chunk is on the heap
 )
 
-func (c *chunked[T]) add(v T) {
-	if c.n&(chunkLen-1) == 0 && c.n > 0 {
-		c.chunks = append(c.chunks, make([]T, 0, chunkLen))
-	} else if c.n == 0 {
-		c.chunks = append(c.chunks, nil)
+// part is the handle of values of a type without pointers: outside the
+// heap from minMapped bytes on (mapChunk), given back when the handle is
+// unreachable, so whoever touches s keeps the handle alive until done
+// (runtime.KeepAlive).
+type part[T any] struct{ s []T }
+
+// newPart is a part of n zeroed values.
+func newPart[T any](n int) *part[T] {
+	var zero T
+	size := n * int(unsafe.Sizeof(zero))
+	if size < minMapped {
+		return &part[T]{s: make([]T, n)}
 	}
-	last := &c.chunks[len(c.chunks)-1]
-	*last = append(*last, v)
+	b := mapChunk(size)
+	ch := &part[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)}
+	runtime.AddCleanup(ch, unmapChunk, b)
+	return ch
+}
+
+func (c *chunked[T]) add(v T) {
+	switch {
+	case c.n == 0:
+		c.chunks = append(c.chunks, &part[T]{})
+	case c.n < chunkLen:
+	case c.n&(chunkLen-1) == 0:
+		c.chunks = append(c.chunks, newPart[T](chunkLen))
+	}
+	if c.n < chunkLen {
+		c.chunks[0].s = append(c.chunks[0].s, v)
+	} else {
+		c.set(c.n, v)
+	}
 	c.n++
 }
 
-func (c *chunked[T]) at(i int) *T { return &c.chunks[i>>chunkShift][i&(chunkLen-1)] }
+func (c *chunked[T]) get(i int) T {
+	ch := c.chunks[i>>chunkShift]
+	v := ch.s[i&(chunkLen-1)]
+	runtime.KeepAlive(ch)
+	return v
+}
+
+func (c *chunked[T]) set(i int, v T) {
+	ch := c.chunks[i>>chunkShift]
+	ch.s[i&(chunkLen-1)] = v
+	runtime.KeepAlive(ch)
+}
 
 func (c *chunked[T]) len() int { return c.n }

@@ -2,7 +2,12 @@ package run
 
 import (
 	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestScoreTable: every score comes back as it went in, bit for bit (0
@@ -18,7 +23,7 @@ func TestScoreTable(t *testing.T) {
 		}
 	}
 	for k, s := range in {
-		if got := *tab.values.at(int(at[k])); math.Float64bits(got) != math.Float64bits(s) {
+		if got := tab.values.get(int(at[k])); math.Float64bits(got) != math.Float64bits(s) {
 			t.Fatalf("score %d: %v comes back as %v", k, s, got)
 		}
 	}
@@ -42,5 +47,39 @@ func TestIDStoreLongIDs(t *testing.T) {
 		if n, fresh, _ := s.intern(id); fresh || n != uint32(i) || s.get(n) != id {
 			t.Errorf("id %d (%d bytes) comes back as %d bytes", i, len(id), len(s.get(n)))
 		}
+	}
+}
+
+// TestChunksGiveBack: chunks outside the heap go back when their chunked
+// does (a Run's cleanup), so reading run after run does not grow.
+func TestChunksGiveBack(t *testing.T) {
+	statm, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Skip("no /proc/self/statm to read the resident size from")
+	}
+	resident := func() int { // pages
+		statm, _ = os.ReadFile("/proc/self/statm")
+		f := strings.Fields(string(statm))
+		n, _ := strconv.Atoi(f[1])
+		return n
+	}
+	const perRound = 32 << 20 // bytes touched a round
+	base := resident()
+	for round := range 16 {
+		var c chunked[uint64]
+		for i := range perRound / 8 {
+			c.add(uint64(i))
+		}
+		if c.get(perRound/8-1) != perRound/8-1 {
+			t.Fatalf("round %d: the last value comes back wrong", round)
+		}
+		runtime.GC()
+	}
+	for range 4 { // cleanups run after the cycle that finds their handles gone
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if grown := (resident() - base) * os.Getpagesize(); grown > 4*perRound {
+		t.Errorf("resident size grew %d MiB over 16 rounds of %d MiB", grown>>20, perRound>>20)
 	}
 }
