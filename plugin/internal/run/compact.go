@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -402,10 +403,31 @@ func newPart[T any](n int) *part[T] {
 	if size < minMapped {
 		return &part[T]{s: make([]T, n)}
 	}
+	if hasPointers(reflect.TypeFor[T]()) { // the collector does not look outside the heap
+		panic("run: chunked values with pointers cannot live outside the heap")
+	}
 	b := mapChunk(size)
 	ch := &part[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)}
 	runtime.AddCleanup(ch, unmapChunk, b)
 	return ch
+}
+
+// hasPointers tells whether a value of type t holds a pointer.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Slice, reflect.String, reflect.Interface, reflect.Chan, reflect.Func:
+		return true
+	}
+	return false
 }
 
 func (c *chunked[T]) add(v T) {

@@ -3,11 +3,14 @@ package run
 import (
 	"math"
 	"os"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"agentv-review/plugin/internal/caseid"
 )
 
 // TestScoreTable: every score comes back as it went in, bit for bit (0
@@ -82,4 +85,38 @@ func TestChunksGiveBack(t *testing.T) {
 	if grown := (resident() - base) * os.Getpagesize(); grown > 4*perRound {
 		t.Errorf("resident size grew %d MiB over 16 rounds of %d MiB", grown>>20, perRound>>20)
 	}
+}
+
+// TestHasPointers: hasPointers, which keeps a type with pointers out of
+// the chunks outside the heap, knows every kind of type.
+func TestHasPointers(t *testing.T) {
+	type flat struct {
+		a uint32
+		b [3]float64
+		c struct{ d bool }
+	}
+	type hidden struct {
+		a uint32
+		b [1]struct{ s string }
+	}
+	for _, c := range []struct {
+		t    reflect.Type
+		want bool
+	}{
+		{reflect.TypeFor[uint64](), false}, {reflect.TypeFor[compactCase](), false}, {reflect.TypeFor[caseid.Shortest](), false},
+		{reflect.TypeFor[flat](), false}, {reflect.TypeFor[[0]*int](), false},
+		{reflect.TypeFor[string](), true}, {reflect.TypeFor[hidden](), true}, {reflect.TypeFor[[]byte](), true},
+		{reflect.TypeFor[map[int]int](), true}, {reflect.TypeFor[*int](), true}, {reflect.TypeFor[[2]any](), true},
+		{reflect.TypeFor[func()](), true}, {reflect.TypeFor[chan int](), true},
+	} {
+		if got := hasPointers(c.t); got != c.want {
+			t.Errorf("hasPointers(%v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a chunk of strings was made outside the heap")
+		}
+	}()
+	newPart[string](minMapped)
 }
