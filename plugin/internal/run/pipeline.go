@@ -145,6 +145,7 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []
 				buf = append(buf, 0)[:len(buf)] // grow for a long line
 			}
 			n, err := io.ReadFull(src, buf[len(buf):cap(buf)])
+			read := len(buf) // the bytes before hold no newline
 			buf = buf[:len(buf)+n]
 			switch {
 			case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
@@ -153,7 +154,9 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []
 				send(&block{readErr: err, done: make(chan struct{})})
 				return
 			}
-			cut = bytes.LastIndexByte(buf, '\n')
+			if cut = bytes.LastIndexByte(buf[read:], '\n'); cut >= 0 {
+				cut += read
+			}
 		}
 		if eof {
 			cut = len(buf)
