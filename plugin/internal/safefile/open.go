@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -175,7 +176,32 @@ func ReadRegular(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return readAll(f)
+}
+
+// readAll reads f to its end into a buffer the size of the file, as
+// os.ReadFile does: io.ReadAll starts at 512 bytes and copies everything
+// each time it grows (an 85 MB feedback file cost validate about 0.3 s of
+// copies and page faults, on one core).
+func readAll(f *os.File) ([]byte, error) {
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() < math.MaxInt32 {
+		size += int(fi.Size())
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) { // it grew
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // ReadIn reads all of name beneath dir (see OpenIn).
@@ -185,7 +211,7 @@ func ReadIn(dir, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return readAll(f)
 }
 
 // Beside opens path like OpenIn(filepath.Dir(path), filepath.Base(path)):
