@@ -15,10 +15,10 @@ import (
 // 64 MiB too at a million rows (status 57.5 MiB, show 58-61 MiB peak RSS
 // with GOMEMLIMIT=off); it holds status of a run reviewed case by case
 // (100k entries) at 56 MiB instead of 62-67 MiB, at about the same CPU time.
-// list has no limit: at a million cases its live heap (about 70 bytes a
-// case, run.Options.Compact) is above any useful limit, and one made it
-// collect garbage without end (1M cases: 24.7 s with 50 MiB, 17-18 s
-// without). Commands whose live data is the input itself (validate holds
+// list has no limit: at a million cases it keeps about 25 bytes a case
+// (run.Options.Compact), most of it outside the Go heap, and a limit made
+// it collect garbage without end when that was all on the heap (1M cases:
+// 24.7 s with 50 MiB, 17-18 s without). Commands whose live data is the input itself (validate holds
 // the feedback file, apply every answer) get none either. Setting
 // GOMEMLIMIT overrides it.
 const memoryLimit = 50 << 20

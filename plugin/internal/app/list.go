@@ -106,7 +106,7 @@ func runList(s *Streams, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	// A compact read: a few dozen bytes a case, each Case made when an
+	// A compact read: about 25 bytes a case, each Case made when an
 	// item needs it (caseOf), so a million-case list stays small.
 	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: true, Compact: true}, nil)
 	if err != nil {
