@@ -69,13 +69,7 @@ func emitFile(w sink, f *File, cases func()) {
 		count(w, "cases", s.Cases)
 		count(w, "reviewed", s.Reviewed)
 		count(w, "skipped", s.Skipped)
-		if len(s.Verdicts) > 0 {
-			objectAt(w, "verdicts")
-			for _, k := range slices.Sorted(maps.Keys(s.Verdicts)) {
-				count(w, k, s.Verdicts[k])
-			}
-			w.end()
-		}
+		sortedObject(w, "verdicts", s.Verdicts, count)
 		extra(w, s.Extra, summaryKeys)
 	}
 	extra(w, f.Extra, fileKeys)
@@ -87,13 +81,7 @@ func emitCase(w sink, c *Case) {
 	member(w, "test_id", c.TestID)
 	member(w, "verdict", c.Verdict)
 	optional(w, "notes", c.Notes)
-	if len(c.EvaluatorOverrides) > 0 {
-		objectAt(w, "evaluator_overrides")
-		for _, k := range slices.Sorted(maps.Keys(c.EvaluatorOverrides)) {
-			member(w, k, c.EvaluatorOverrides[k])
-		}
-		w.end()
-	}
+	sortedObject(w, "evaluator_overrides", c.EvaluatorOverrides, member)
 	optional(w, "workspace_notes", c.WorkspaceNotes)
 	optional(w, "target", c.Target)
 	optional(w, "variant", c.Variant)
@@ -123,17 +111,9 @@ func emitCase(w sink, c *Case) {
 				w.object()
 				member(w, "key", g.Key)
 				w.key("score", false)
-				if g.Score == nil {
-					w.null()
-				} else {
-					w.float(*g.Score)
-				}
+				orNull(w, g.Score, w.float)
 				w.key("pass", false)
-				if g.Pass == nil {
-					w.null()
-				} else {
-					w.boolean(*g.Pass)
-				}
+				orNull(w, g.Pass, w.boolean)
 				extra(w, g.Extra, graderKeys)
 			}
 			w.end()
@@ -178,6 +158,28 @@ var (
 // objectAt and arrayAt start a member whose value is an object or an array.
 func objectAt(w sink, k string) { w.key(k, false); w.object() }
 func arrayAt(w sink, k string)  { w.key(k, false); w.array() }
+
+// sortedObject sends m as the object at k, its members in key order (as
+// encoding/json writes a map) by value; an empty m is left out.
+func sortedObject[V any](w sink, k string, m map[string]V, value func(w sink, k string, v V)) {
+	if len(m) == 0 {
+		return
+	}
+	objectAt(w, k)
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		value(w, key, m[key])
+	}
+	w.end()
+}
+
+// orNull sends *p by send, or null when p is nil.
+func orNull[T any](w sink, p *T, send func(T)) {
+	if p == nil {
+		w.null()
+		return
+	}
+	send(*p)
+}
 
 func member(w sink, k, v string) {
 	w.key(k, false)
