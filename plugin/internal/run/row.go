@@ -264,18 +264,17 @@ func checkRow(line []byte, sk *skimmer) (w *rowWire, warn string, err *rowError)
 // hot function of Open (see skimRow). loose reads a row not kept
 // loosely (see check).
 func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, err *rowError) {
-	w, warn, err := a.cfg.check(line, sk, loose)
+	w, h, kept, warn, err := a.cfg.check(line, sk, loose)
 	if err != nil {
 		return row, err
 	}
-	h := w.head()
 	row.eval, row.warn = maphash.String(a.cfg.seed, h.EvalPath), warn
 	if dir := artifactDir(w); dir != "" {
 		row.dir = maphash.String(a.cfg.seed, dir) | 1
 	}
 	if a.cfg.tallied {
 		row.th, row.tkey = a.cfg.tally.tallyKey(&h, row.eval)
-		if a.cfg.keep != nil && !a.cfg.keep(h.TestID) {
+		if !kept {
 			row.target = h.Target
 			return row, nil // tallied only: no Case
 		}
@@ -294,20 +293,28 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	return row, nil
 }
 
-// check is checkRow, but with loose (under Options.CheckKeptOnly) a row is
-// read loosely first (its nested values skipped unchecked, see looseEnd),
-// and again strictly when the read keeps it or the loose read failed, so a
-// kept row, every error and its message are checkRow's.
-func (cfg *parseConfig) check(line []byte, sk *skimmer, loose bool) (*rowWire, string, *rowError) {
+// check is checkRow, and gives the row's head and whether the read keeps
+// it (keep, or every row without one). With loose (under
+// Options.CheckKeptOnly) a row is read loosely first (its nested values
+// skipped unchecked, see looseEnd), and again strictly when the read
+// keeps it or the loose read failed, so a kept row, every error and its
+// message are checkRow's.
+func (cfg *parseConfig) check(line []byte, sk *skimmer, loose bool) (w *rowWire, h rowHead, kept bool, warn string, err *rowError) {
 	if loose {
 		sk.loose = true
-		w, warn, err := checkRow(line, sk)
+		w, warn, err = checkRow(line, sk)
 		sk.loose = false
-		if err == nil && !cfg.keep(w.head().TestID) {
-			return w, warn, nil
+		if err == nil {
+			if h = w.head(); !cfg.keep(h.TestID) {
+				return w, h, false, warn, nil
+			}
 		}
 	}
-	return checkRow(line, sk)
+	if w, warn, err = checkRow(line, sk); err != nil {
+		return nil, h, false, "", err
+	}
+	h = w.head()
+	return w, h, cfg.keep == nil || cfg.keep(h.TestID), warn, nil
 }
 
 // arena hands out the many small values of one Open from shared chunks:
