@@ -123,7 +123,7 @@ func (r *Run) TestIDAt(pos int) (string, error) {
 				continue
 			}
 			if line == want && len(raw) > 0 {
-				sk := skimmer{loose: r.opts.CheckKeptOnly} // as the read read it
+				sk := skimmer{loose: true} // its identity is all that is read (the read after checks it whole)
 				w, _, rerr := checkRow(rowBytes(raw, line == 1), &sk)
 				if rerr != nil {
 					return "", clierr.Input(rel, line, rerr.field, "the manifest changed while it was read: "+rerr.msg, "run the command again")
