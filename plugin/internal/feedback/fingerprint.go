@@ -1,15 +1,17 @@
 package feedback
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"agentv-review/plugin/internal/jsonenc"
 )
 
 // Fingerprint identifies what a reviewer judged: the answer and the
@@ -95,7 +97,7 @@ func normalisedHash(r io.Reader) (string, error) {
 func graderLines(graders []GraderResult) string {
 	lines := make([]string, len(graders))
 	for i, g := range graders {
-		key, _ := json.Marshal(g.Key) // a string always marshals
+		key := jsonenc.AppendString(nil, g.Key, true) // as json.Marshal writes it
 		score, pass := "null", "null"
 		if g.Score != nil {
 			score = strconv.FormatFloat(*g.Score, 'g', -1, 64)
@@ -112,11 +114,21 @@ func graderLines(graders []GraderResult) string {
 // normalise copies r to w, dropping trailing blanks of every line and
 // trailing empty lines. A bytes.Reader is written to the normaliser in one
 // piece, a strings.Reader (what most fingerprints read) through
-// WriteString, without a copy of the whole text.
+// WriteString, without a copy of the whole text. The normaliser writes a
+// line in up to three pieces; they reach w through a pooled buffer, so a
+// hash w gets a few big writes instead of three for every line.
 func normalise(w io.Writer, r io.Reader) error {
-	_, err := io.Copy(&normaliser{w: w}, r)
-	return err
+	bw := outputs.Get().(*bufio.Writer)
+	defer outputs.Put(bw)
+	bw.Reset(w)
+	defer bw.Reset(nil) // the pool keeps no writer alive
+	if _, err := io.Copy(&normaliser{w: bw}, r); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
+
+var outputs = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4<<10) }}
 
 // normaliser is normalise's state between writes: the newlines, and the
 // blanks at the end of the line so far, held back until text that is

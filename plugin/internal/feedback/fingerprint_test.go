@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -39,6 +40,20 @@ func TestFingerprintEncoding(t *testing.T) {
 	)
 	if got != want {
 		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+// A grader key is written as json.Marshal writes a string: HTML characters,
+// U+2028 and bad UTF-8 escaped.
+func TestGraderLinesKey(t *testing.T) {
+	for _, key := range []string{"contains:<b>&", "regex:\u2028 \"q\"", "rubric:bad \xff\xfe", "llm-grader:日本"} {
+		q, err := json.Marshal(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := graderLines([]GraderResult{{Key: key}}), "grader "+string(q)+" null null\n"; got != want {
+			t.Errorf("graderLines(%q) = %q, want %q", key, got, want)
+		}
 	}
 }
 
