@@ -32,13 +32,7 @@ import (
 // spaces, tabs, \r, \v and \f, and trailing empty lines are dropped. The
 // answer is streamed, so a large sidecar need not be read into memory.
 func Fingerprint(answer io.Reader, graders []GraderResult) (string, error) {
-	ah, err := normalisedHash(answer)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	io.WriteString(h, "agentv-review fingerprint v1\nanswer "+ah+"\n"+graderLines(graders))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return fingerprintOf("agentv-review fingerprint v1\n", []part{{"answer", answer}}, graders)
 }
 
 // FingerprintVersion is the version of the encoding Record writes (in
@@ -62,35 +56,38 @@ type Test struct {
 //	task <hex SHA-256 of the normalised task file>\n   (when the run keeps one)
 //	grader ... (as in version 1)
 func FingerprintV2(answer io.Reader, test Test, graders []GraderResult) (string, error) {
-	ah, err := normalisedHash(answer)
-	if err != nil {
-		return "", err
-	}
-	text := "agentv-review fingerprint v2\nanswer " + ah + "\n"
-	for _, part := range []struct {
-		name string
-		r    io.Reader
-	}{{"input", test.Input}, {"task", test.Task}} {
-		if part.r == nil {
-			continue
-		}
-		ph, err := normalisedHash(part.r)
-		if err != nil {
-			return "", err
-		}
-		text += part.name + " " + ph + "\n"
-	}
-	h := sha256.New()
-	io.WriteString(h, text+graderLines(graders))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return fingerprintOf("agentv-review fingerprint v2\n", []part{{"answer", answer}, {"input", test.Input}, {"task", test.Task}}, graders)
 }
 
-func normalisedHash(r io.Reader) (string, error) {
+// part is a text a fingerprint hashes, nil when the run does not keep it.
+type part struct {
+	name string
+	r    io.Reader
+}
+
+// fingerprintOf is the fingerprint of the canonical text: head, then a
+// line "<name> <hex SHA-256 of the normalised text>" for each part that
+// is there, then the grader lines. One hash reads every part, and the
+// text is built in one buffer.
+func fingerprintOf(head string, parts []part, graders []GraderResult) (string, error) {
 	h := sha256.New()
-	if err := normalise(h, r); err != nil {
-		return "", err
+	var sum [sha256.Size]byte
+	text := append(make([]byte, 0, 256), head...)
+	for _, p := range parts {
+		if p.r == nil {
+			continue
+		}
+		h.Reset()
+		if err := normalise(h, p.r); err != nil {
+			return "", err
+		}
+		text = append(append(text, p.name...), ' ')
+		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h.Reset()
+	h.Write(text)
+	io.WriteString(h, graderLines(graders))
+	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0])), nil
 }
 
 // graderLines are the sorted grader lines of both versions.
