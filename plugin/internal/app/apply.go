@@ -86,7 +86,12 @@ func runApply(s *Streams, o applyOptions) error {
 	if err != nil {
 		return err
 	}
-	in, problems := parseAnswers(name, data)
+	// The answers are parsed while the run is opened.
+	var in input
+	var problems []*clierr.Error
+	var parsing sync.WaitGroup
+	parsing.Go(func() { in, problems = parseAnswers(name, data) })
+	defer parsing.Wait() // an early return waits for it too
 	cat, err := prompts.Load()
 	if err != nil {
 		return err
@@ -95,18 +100,19 @@ func runApply(s *Streams, o applyOptions) error {
 	if err != nil {
 		return err
 	}
+	parsing.Wait()
 	who := scriptedReviewer(s, o.write)
 	if in.top != nil && in.top.RunID != "" && in.top.RunID != st.run.ID {
 		problems = append(problems, clierr.Input(name, in.top.line, "run_id",
 			fmt.Sprintf("the answers are for run %s, not %s", in.top.RunID, st.run.ID), "apply them to their own run, or remove run_id"))
 	}
-	var list []judged
-	seen := map[*run.Case]answer{}
-	for _, a := range in.answers {
+	list := make([]judged, 0, len(in.answers))
+	seen := make(map[*run.Case]int, len(in.answers)) // the index of the latest answer for each case
+	for i, a := range in.answers {
 		cs, ps := record.Find(st.run, a.Case)
 		ps = append(ps, record.Check(cat, cs, a.Case)...)
 		if dup, ok := seen[cs]; ok && cs != nil {
-			ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + dup.where(), Hint: "give one answer per case"})
+			ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + in.answers[dup].where(), Hint: "give one answer per case"})
 		}
 		if a.ReviewerKind == feedback.Agent && who.Kind != feedback.Agent {
 			ps = append(ps, record.Problem{Field: "reviewer_kind", Msg: "this answer is an agent's proposal",
@@ -116,7 +122,7 @@ func runApply(s *Streams, o applyOptions) error {
 			problems = append(problems, clierr.Input(name, a.line, a.path(p.Field), p.Msg, p.Hint))
 		}
 		if cs != nil {
-			seen[cs] = a
+			seen[cs] = i
 			list = append(list, judgedCase(cs, a.Case))
 		}
 	}

@@ -1,15 +1,17 @@
 package feedback
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"agentv-review/plugin/internal/jsonenc"
 )
 
 // Fingerprint identifies what a reviewer judged: the answer and the
@@ -30,13 +32,7 @@ import (
 // spaces, tabs, \r, \v and \f, and trailing empty lines are dropped. The
 // answer is streamed, so a large sidecar need not be read into memory.
 func Fingerprint(answer io.Reader, graders []GraderResult) (string, error) {
-	ah, err := normalisedHash(answer)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	io.WriteString(h, "agentv-review fingerprint v1\nanswer "+ah+"\n"+graderLines(graders))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return fingerprintOf("agentv-review fingerprint v1\n", []part{{"answer", answer}}, graders)
 }
 
 // FingerprintVersion is the version of the encoding Record writes (in
@@ -60,42 +56,45 @@ type Test struct {
 //	task <hex SHA-256 of the normalised task file>\n   (when the run keeps one)
 //	grader ... (as in version 1)
 func FingerprintV2(answer io.Reader, test Test, graders []GraderResult) (string, error) {
-	ah, err := normalisedHash(answer)
-	if err != nil {
-		return "", err
-	}
-	text := "agentv-review fingerprint v2\nanswer " + ah + "\n"
-	for _, part := range []struct {
-		name string
-		r    io.Reader
-	}{{"input", test.Input}, {"task", test.Task}} {
-		if part.r == nil {
-			continue
-		}
-		ph, err := normalisedHash(part.r)
-		if err != nil {
-			return "", err
-		}
-		text += part.name + " " + ph + "\n"
-	}
-	h := sha256.New()
-	io.WriteString(h, text+graderLines(graders))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return fingerprintOf("agentv-review fingerprint v2\n", []part{{"answer", answer}, {"input", test.Input}, {"task", test.Task}}, graders)
 }
 
-func normalisedHash(r io.Reader) (string, error) {
+// part is a text a fingerprint hashes, nil when the run does not keep it.
+type part struct {
+	name string
+	r    io.Reader
+}
+
+// fingerprintOf is the fingerprint of the canonical text: head, then a
+// line "<name> <hex SHA-256 of the normalised text>" for each part that
+// is there, then the grader lines. One hash reads every part, and the
+// text is built in one buffer.
+func fingerprintOf(head string, parts []part, graders []GraderResult) (string, error) {
 	h := sha256.New()
-	if err := normalise(h, r); err != nil {
-		return "", err
+	var sum [sha256.Size]byte
+	text := append(make([]byte, 0, 256), head...)
+	for _, p := range parts {
+		if p.r == nil {
+			continue
+		}
+		h.Reset()
+		if err := normalise(h, p.r); err != nil {
+			return "", err
+		}
+		text = append(append(text, p.name...), ' ')
+		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h.Reset()
+	h.Write(text)
+	io.WriteString(h, graderLines(graders))
+	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0])), nil
 }
 
 // graderLines are the sorted grader lines of both versions.
 func graderLines(graders []GraderResult) string {
 	lines := make([]string, len(graders))
 	for i, g := range graders {
-		key, _ := json.Marshal(g.Key) // a string always marshals
+		key := jsonenc.AppendString(nil, g.Key, true) // as json.Marshal writes it
 		score, pass := "null", "null"
 		if g.Score != nil {
 			score = strconv.FormatFloat(*g.Score, 'g', -1, 64)
@@ -112,11 +111,21 @@ func graderLines(graders []GraderResult) string {
 // normalise copies r to w, dropping trailing blanks of every line and
 // trailing empty lines. A bytes.Reader is written to the normaliser in one
 // piece, a strings.Reader (what most fingerprints read) through
-// WriteString, without a copy of the whole text.
+// WriteString, without a copy of the whole text. The normaliser writes a
+// line in up to three pieces; they reach w through a pooled buffer, so a
+// hash w gets a few big writes instead of three for every line.
 func normalise(w io.Writer, r io.Reader) error {
-	_, err := io.Copy(&normaliser{w: w}, r)
-	return err
+	bw := outputs.Get().(*bufio.Writer)
+	defer outputs.Put(bw)
+	bw.Reset(w)
+	defer bw.Reset(nil) // the pool keeps no writer alive
+	if _, err := io.Copy(&normaliser{w: bw}, r); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
+
+var outputs = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4<<10) }}
 
 // normaliser is normalise's state between writes: the newlines, and the
 // blanks at the end of the line so far, held back until text that is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -39,6 +40,46 @@ func TestFingerprintEncoding(t *testing.T) {
 	)
 	if got != want {
 		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+// Version 2's documented encoding, computed by hand: the input and task
+// lines only for the parts the run keeps.
+func TestFingerprintV2Encoding(t *testing.T) {
+	hexOf := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
+	graders := []GraderResult{{Key: "llm-grader:judge", Score: ptr(0.25)}, {Key: "contains:x", Score: ptr(1.0), Pass: ptr(true)}}
+	lines := `grader "contains:x" 1 true` + "\n" + `grader "llm-grader:judge" 0.25 null` + "\n"
+	for _, tt := range []struct {
+		test      Test
+		canonical string
+	}{
+		{Test{}, "answer " + hexOf("42") + "\n"},
+		{Test{Input: strings.NewReader("ask \r\n\n")}, "answer " + hexOf("42") + "\ninput " + hexOf("ask") + "\n"},
+		{Test{Input: strings.NewReader("ask"), Task: strings.NewReader(`{"criteria":"c"}  `)},
+			"answer " + hexOf("42") + "\ninput " + hexOf("ask") + "\ntask " + hexOf(`{"criteria":"c"}`) + "\n"},
+		{Test{Task: strings.NewReader("t")}, "answer " + hexOf("42") + "\ntask " + hexOf("t") + "\n"},
+	} {
+		got, err := FingerprintV2(strings.NewReader("42\n"), tt.test, graders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "sha256:" + hexOf("agentv-review fingerprint v2\n"+tt.canonical+lines); got != want {
+			t.Errorf("FingerprintV2(%q) = %s, want %s", tt.canonical, got, want)
+		}
+	}
+}
+
+// A grader key is written as json.Marshal writes a string: HTML characters,
+// U+2028 and bad UTF-8 escaped.
+func TestGraderLinesKey(t *testing.T) {
+	for _, key := range []string{"contains:<b>&", "regex:\u2028 \"q\"", "rubric:bad \xff\xfe", "llm-grader:日本"} {
+		q, err := json.Marshal(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := graderLines([]GraderResult{{Key: key}}), "grader "+string(q)+" null null\n"; got != want {
+			t.Errorf("graderLines(%q) = %q, want %q", key, got, want)
+		}
 	}
 }
 

@@ -114,24 +114,30 @@ func (s *skimmer) raw(dst *json.RawMessage) error {
 
 var promptField = []string{"userPrompt"}
 
-// userPrompt is the userPrompt of a grader's input, as json.Unmarshal of
-// input into a struct { UserPrompt string `json:"userPrompt"` } reads it;
-// "" when that fails (input missing or not an object, a userPrompt that
-// is not a string).
-func (s *skimmer) userPrompt(input []byte) string {
+// promptString is the userPrompt of a grader's input, as json.Unmarshal of
+// input into a struct { UserPrompt string `json:"userPrompt"` } reads it,
+// but not decoded: the JSON string, quotes included (see stringValue).
+// It is nil when that read gives "" for want of a string (input missing
+// or not an object, a userPrompt that is not a string).
+func (s *skimmer) promptString(input []byte) []byte {
 	s.b, s.i, s.depth = input, 0, 0
 	if s.peek() != '{' {
-		return ""
+		return nil
 	}
-	var p string
+	var p []byte
 	bad := false
 	err := s.object(func(key []byte) error {
 		if fieldOf(key, promptField) < 0 {
 			return s.skip()
 		}
 		switch s.peek() {
-		case '"':
-			return s.longStr(&p) // the last one wins
+		case '"': // the last one wins
+			start := s.i
+			if _, err := s.rawString(); err != nil {
+				return err
+			}
+			p = s.b[start:s.i]
+			return nil
 		case 'n': // null leaves the value as it is
 		default:
 			bad = true
@@ -139,25 +145,25 @@ func (s *skimmer) userPrompt(input []byte) string {
 		return s.skip()
 	})
 	if err != nil || bad {
-		return ""
+		return nil
 	}
 	return p
 }
 
-// longStr is str for a long string with escapes (a grader prompt): it is
-// unescaped here, in one pass, rather than by encoding/json, which checks
-// the whole value again first.
-func (s *skimmer) longStr(dst *string) error {
-	start := s.i
-	raw, err := s.rawString()
-	if err != nil {
-		return err
+// stringValue is the JSON string q (read by rawString, quotes included)
+// as json.Unmarshal decodes it, "" for nil: a long string with escapes (a
+// grader prompt) is unescaped here, in one pass, rather than by
+// encoding/json, which checks the whole value again first.
+func stringValue(q []byte) string {
+	if q == nil {
+		return ""
 	}
-	if t, ok := unescape(raw); ok {
-		*dst = t
-		return nil
+	if t, ok := unescape(q[1 : len(q)-1]); ok {
+		return t
 	}
-	return json.Unmarshal(s.b[start:s.i], dst)
+	var t string
+	_ = json.Unmarshal(q, &t) // rawString checked it
+	return t
 }
 
 // stringOf is the JSON string v (a value checkRow accepted) as

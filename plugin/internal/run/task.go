@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -434,36 +435,80 @@ func (t *Task) fromPrompts(scores []scoreRecord, sk *skimmer, changes bool) {
 		if t.Criteria != "" && t.Expected != "" && (t.FileChanges != "" || !changes) {
 			return // nothing more to fill
 		}
-		p := sk.userPrompt(s.Input)
-		if !strings.Contains(p, "[[ ## ") {
+		p := promptOf(sk.promptString(s.Input))
+		if !bytes.Contains(p.text, []byte(sectionOpen)) {
 			t.fromPrompts(s.Scores, sk, changes)
 			continue
 		}
 		if t.Criteria == "" {
-			t.Criteria = promptSection(p, "criteria")
+			t.Criteria = p.section("criteria")
 		}
 		if t.Expected == "" {
-			t.Expected = promptSection(p, "reference_answer")
+			t.Expected = p.section("reference_answer")
 		}
 		if t.FileChanges == "" && changes {
-			t.FileChanges = promptSection(p, "file_changes")
+			t.FileChanges = p.section("file_changes")
 		}
 	}
 }
 
+// prompt is a grader prompt, its sections found without decoding all of
+// it when it can be: text is the JSON string's body (escapes kept, so
+// escaped is set) unless the string has a \u escape, which could stand
+// for a character of a section marker; then text is the decoded prompt.
+// The other escapes (\n, \", ...) stand for no marker character and no
+// marker character starts one, and a bad UTF-8 byte, which decoding makes
+// U+FFFD, is none either: the markers are where they are in the decoded
+// prompt, and a section's name is one of ours only when it is spelled
+// out, so only a section's own text needs decoding (then trimming).
+type prompt struct {
+	quoted  []byte // the JSON string, quotes included (nil: none)
+	text    []byte
+	escaped bool
+}
+
+func promptOf(quoted []byte) prompt {
+	if quoted == nil {
+		return prompt{}
+	}
+	if body := quoted[1 : len(quoted)-1]; !bytes.Contains(body, []byte(`\u`)) {
+		return prompt{quoted: quoted, text: body, escaped: true}
+	}
+	return prompt{quoted: quoted, text: []byte(stringValue(quoted))}
+}
+
+// section is promptSection of the decoded prompt.
+func (p prompt) section(name string) string {
+	body := sectionBody(p.text, name)
+	if !p.escaped {
+		return strings.TrimSpace(string(body))
+	}
+	if s, ok := unescape(body); ok {
+		return strings.TrimSpace(s)
+	}
+	return promptSection(stringValue(p.quoted), name) // not expected: rawString checked the escapes
+}
+
+// sectionOpen starts a grader prompt's section marker "[[ ## name ## ]]".
+const sectionOpen = "[[ ## "
+
 // promptSection is the last "[[ ## name ## ]]" section of a grader
 // prompt, trimmed: the text up to the next "[[ ## " ("" when none).
 func promptSection(p, name string) string {
-	const open = "[[ ## "
-	found := ""
-	for i := strings.Index(p, open); i >= 0; {
-		p = p[i+len(open):]
+	return strings.TrimSpace(string(sectionBody([]byte(p), name)))
+}
+
+// sectionBody is promptSection's section, untrimmed (nil when none).
+func sectionBody(p []byte, name string) []byte {
+	var found []byte
+	for i := bytes.Index(p, []byte(sectionOpen)); i >= 0; {
+		p = p[i+len(sectionOpen):]
 		part := p
-		if i = strings.Index(p, open); i >= 0 {
+		if i = bytes.Index(p, []byte(sectionOpen)); i >= 0 {
 			part = p[:i]
 		}
-		if n, body, ok := strings.Cut(part, " ## ]]"); ok && n == name {
-			found = strings.TrimSpace(body)
+		if n, body, ok := bytes.Cut(part, []byte(" ## ]]")); ok && string(n) == name {
+			found = body
 		}
 	}
 	return found

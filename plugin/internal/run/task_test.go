@@ -1,6 +1,8 @@
 package run
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,6 +182,48 @@ func TestPromptSection(t *testing.T) {
 	for _, p := range promptSeeds {
 		checkPromptSection(t, p)
 	}
+}
+
+// FuzzPromptOf: a prompt's sections read from its JSON string (prompt,
+// which decodes only a section's text when the string has no \u escape)
+// are promptSection's of the decoded prompt, for the string as
+// encoding/json writes it with and without HTML escapes, and for any
+// valid JSON string body.
+func FuzzPromptOf(f *testing.F) {
+	for _, s := range promptSeeds {
+		f.Add(s)
+	}
+	f.Add(`[[ ## criteria ## ]]\n  \"q\" \\[[ ## reference_answer ## ]]\t\u0041\r\n`)
+	f.Add(`[[\u0020## criteria ## ]] a [[ ## criteria\/ ## ]] b \ud83d\ude00`)
+	f.Add("[[ ## criteria ## ]] \xff\xfe bad")
+	f.Fuzz(func(t *testing.T, p string) {
+		var plain bytes.Buffer
+		enc := json.NewEncoder(&plain)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(p); err != nil {
+			t.Fatal(err)
+		}
+		html, _ := json.Marshal(p)
+		quoted := [][]byte{bytes.TrimSuffix(plain.Bytes(), []byte("\n")), html}
+		if q := []byte(`"` + p + `"`); json.Valid(q) {
+			quoted = append(quoted, q)
+		}
+		for _, q := range quoted {
+			var text string
+			if err := json.Unmarshal(q, &text); err != nil {
+				t.Fatal(err)
+			}
+			got := promptOf(q)
+			if has, want := bytes.Contains(got.text, []byte(sectionOpen)), strings.Contains(text, sectionOpen); has != want {
+				t.Errorf("%s: has sections %v, want %v", q, has, want)
+			}
+			for _, name := range []string{"criteria", "reference_answer", "file_changes"} {
+				if s, want := got.section(name), promptSection(text, name); s != want {
+					t.Errorf("%s: section %q = %q, want %q", q, name, s, want)
+				}
+			}
+		}
+	})
 }
 
 // checkPromptSection: promptSection finds every section the map does.
