@@ -15,12 +15,16 @@ import (
 // stageBlock holds the masks of one 64-byte block of a line: bit k stands
 // for byte k of the block.
 type stageBlock struct {
-	quote   uint64 // the quotes no backslash escapes
-	special uint64 // control characters, and the bytes escaped by a backslash other than " \ / b f n r t
+	quote uint64 // the quotes no backslash escapes
+	// special: control characters, and the bytes escaped by a backslash
+	// other than " \ / b f n r t; for a line staged loose, every escaped
+	// byte (more than need be: near and stringEnd then leave the string to
+	// the byte scan, which is exact).
+	special uint64
 	escaped uint64 // the bytes a backslash escapes
-	// The brackets, '{' and '[' (open) and '}' and ']' (close), escaped or
-	// not, in strings or not; set only for a line staged with brackets
-	// (see looseEnd).
+	// The brackets, '{' and '[' (open) and '}' and ']' (close), outside
+	// strings and not escaped; set only for a line staged loose (see
+	// looseEnd).
 	open, close uint64
 }
 
@@ -33,48 +37,93 @@ var twoByteEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': 
 
 // stage computes the masks of line into blocks (reusing its array) and
 // returns them, one per 64 bytes and one for the rest (which may be
-// none: a string's body may start at len(line)); the brackets too when
-// brackets is set.
-func stage(line []byte, blocks []stageBlock, brackets bool) []stageBlock {
+// none: a string's body may start at len(line)). With brackets set, for
+// a loose read (see looseEnd), it also finds the brackets outside strings
+// and lists in *brackets (reusing its array) the blocks that hold one,
+// in order; and the special masks then hold every escape.
+func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 	n := len(line)/64 + 1
 	if cap(blocks) < n {
 		blocks = make([]stageBlock, n, n+n/4)
 	}
 	blocks = blocks[:n]
+	loose := brackets != nil
 	whole := len(line) / 64
 	for k := 0; k < whole; k += stageRun { // a few microseconds in assembly at a time (see stageRun)
 		end := min(k+stageRun, whole)
-		stageMasks(line[k*64:end*64], blocks[k:end], brackets)
+		stageMasks(line[k*64:end*64], blocks[k:end], loose)
 	}
 	pad := spaces
 	copy(pad[:], line[whole*64:])
-	stageMasks(pad[:], blocks[whole:], brackets)
+	stageMasks(pad[:], blocks[whole:], loose)
 	// The raw masks hold quotes, control characters and backslashes. A
 	// backslash escapes the byte after it unless it is itself escaped:
 	// the escaped bytes follow the odd-length runs of backslashes, found
 	// for all sixty-four at once by simdjson's subtraction (runs that start
 	// on an even bit borrow across their length differently from those
-	// that start on an odd one).
+	// that start on an odd one). Loose, the bytes in strings are then the
+	// prefix XOR of the quotes (from an opening quote up to its closing
+	// one), and the brackets among them or escaped are dropped.
 	var carry uint64 // 1 when the last block ended with an escaping backslash
-	for k := range blocks {
-		bl := &blocks[k]
-		backslash := bl.escaped
-		if backslash|carry == 0 {
-			continue
-		}
-		potential := backslash &^ carry
-		code := (potential<<1 | oddBits - potential) ^ oddBits
-		escaped := code ^ (backslash | carry)
-		carry = code & backslash >> 63
-		bl.quote &^= escaped
-		bl.escaped = escaped
-		for m := escaped; m != 0; m &= m - 1 {
-			if p := k*64 + bits.TrailingZeros64(m); p >= len(line) || !twoByteEscape[line[p]] {
-				bl.special |= m & -m
+	if !loose {
+		for k := range blocks {
+			bl := &blocks[k]
+			if bl.escaped|carry == 0 {
+				continue
+			}
+			plain := bl.quote | bl.escaped // \" and \\, the most common escapes after \n
+			bl.escaped, carry = escapes(bl.escaped, carry)
+			bl.quote &^= bl.escaped
+			for m := bl.escaped &^ plain; m != 0; m &= m - 1 {
+				if p := k*64 + bits.TrailingZeros64(m); p >= len(line) || !twoByteEscape[line[p]] {
+					bl.special |= m & -m
+				}
 			}
 		}
+		return blocks
+	}
+	*brackets = (*brackets)[:0]
+	var inside uint64 // all ones when the last block ended in a string
+	for k := range blocks {
+		bl := &blocks[k]
+		if bl.escaped|carry|bl.open|bl.close == 0 { // most blocks of a prompt or an answer
+			inside ^= -uint64(bits.OnesCount64(bl.quote) & 1)
+			continue
+		}
+		if bl.escaped|carry != 0 {
+			bl.escaped, carry = escapes(bl.escaped, carry)
+			bl.quote &^= bl.escaped
+			bl.special |= bl.escaped
+		}
+		str := prefixXor(bl.quote) ^ inside
+		inside = uint64(int64(str) >> 63)
+		out := ^(str | bl.escaped)
+		if bl.open &= out; bl.open|bl.close&out != 0 {
+			*brackets = append(*brackets, int32(k))
+		}
+		bl.close &= out
 	}
 	return blocks
+}
+
+// escapes returns the bytes that the backslashes of a block escape and
+// the carry into the next block, given the carry from the block before (1
+// when it ended with an escaping backslash).
+func escapes(backslash, carry uint64) (escaped, next uint64) {
+	potential := backslash &^ carry
+	code := (potential<<1 | oddBits - potential) ^ oddBits
+	return code ^ (backslash | carry), code & backslash >> 63
+}
+
+// prefixXor sets each bit to the XOR of it and every bit below it.
+func prefixXor(x uint64) uint64 {
+	x ^= x << 1
+	x ^= x << 2
+	x ^= x << 4
+	x ^= x << 8
+	x ^= x << 16
+	x ^= x << 32
+	return x
 }
 
 // stageRun is how many blocks stage hands stageMasks at once. Assembly
