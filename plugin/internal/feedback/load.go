@@ -394,12 +394,73 @@ type memo struct {
 	order   []uint8   // the indexes of the keys of the last object, in order
 	reqMask uint64    // the bits of the required keys in keys
 	reqRest bool      // some required key has no index: look it up by name
+
+	// The text around the values of the last object and array under the
+	// node, as it was read (see takes): most files are written by one
+	// encoder, with the same spacing and keys from object to object.
+	leads    []lead // of objects: before the member at each position
+	objClose []byte // of objects: after the last member, to the '}'
+	elemNext []byte // of arrays: between two elements (the comma)
+	arrClose []byte // of arrays: after the last element, to the ']'
+}
+
+// lead is the text before a member of an object: whitespace (after the
+// first member, a comma and whitespace), the key, the colon and
+// whitespace; key is the key's index in memo.keys.
+type lead struct {
+	text []byte
+	key  uint8
+}
+
+// maxLead is the longest text a memo keeps as a lead or a close.
+const maxLead = 64
+
+// takes consumes text when the input at pos starts with it, whole in the
+// buffer. The text is one that was read before at the same place of an
+// object or array under the same node, and read the same way then as it
+// would be now; none is taken when text is empty.
+func (d *decoder) takes(text []byte) bool {
+	if len(text) == 0 || d.end-d.pos < len(text) || string(d.buf[d.pos:d.pos+len(text)]) != string(text) {
+		return false
+	}
+	d.pos += len(text)
+	return true
+}
+
+// keep remembers in *dst the text read from buf[at] to pos when it was read
+// in the buffer as it is now (off: d.off then), at most maxLead bytes;
+// otherwise *dst is emptied, so that it never holds a text read elsewhere.
+func (d *decoder) keep(dst *[]byte, at int, off int64) {
+	*dst = (*dst)[:0]
+	if d.off == off && d.pos-at <= maxLead {
+		*dst = append(*dst, d.buf[at:d.pos]...)
+	}
+}
+
+// separator reads what comes before a member or an element: whitespace,
+// then the closer (end) or, after the first (more), a comma and whitespace.
+func (d *decoder) separator(more bool, closer byte) (end, ok bool) {
+	d.space()
+	c, ok := d.peek()
+	switch {
+	case !ok:
+		return false, false
+	case c == closer:
+		d.pos++
+		return true, true
+	case !more:
+		return false, true
+	case c != ',':
+		return false, false
+	}
+	d.pos++
+	d.space()
+	return false, true
 }
 
 // memoKey is a key of an object under a memo's node, resolved.
 type memoKey struct {
 	name   string
-	plain  bool  // name's JSON text is name quoted (isPlain)
 	schema *memo // the value's
 	bad    bool  // propertyNames rejects it
 	// child is the draft slot of the value in an object in slot from.
@@ -442,7 +503,7 @@ func (d *decoder) memo(n *node) *memo {
 
 // declared is the memoKey of a declared property p of m's node.
 func (d *decoder) declared(m *memo, p property) memoKey {
-	return memoKey{name: p.name, plain: isPlain(p.name), schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
+	return memoKey{name: p.name, schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
 }
 
 // keyAllowed applies propertyNames to a key of m's node.
@@ -469,7 +530,7 @@ func (d *decoder) resolveKey(m *memo, b []byte) (memoKey, bool) {
 	if n != nil {
 		additional = n.additional
 	}
-	return memoKey{name: key, plain: isPlain(key), schema: d.memo(additional)}, m.keyAllowed(key)
+	return memoKey{name: key, schema: d.memo(additional)}, m.keyAllowed(key)
 }
 
 // index is the index in m.keys of the key name, -1 when it has none.
@@ -481,28 +542,6 @@ func (m *memo) index(name string) int {
 	}
 	return -1
 }
-
-// predictedKey reads the k-th key of an object under m's node when it is
-// the k-th key of the last one, whole in the buffer from its opening
-// quote at pos, and returns its index in m.keys; -1, reading nothing,
-// otherwise.
-func (d *decoder) predictedKey(m *memo, k int) int {
-	if k >= len(m.order) {
-		return -1
-	}
-	i := m.order[k]
-	key := &m.keys[i]
-	end := d.pos + 1 + len(key.name) // its closing quote
-	if !key.plain || end >= d.end || d.buf[end] != '"' || string(d.buf[d.pos+1:end]) != key.name {
-		return -1
-	}
-	d.pos = end + 1
-	return int(i)
-}
-
-// isPlain tells a string whose JSON text is itself quoted: no byte of it
-// needs care (see plain).
-func isPlain(s string) bool { return plain([]byte(s)) == len(s) }
 
 // find is the index in m.keys of the key b, the k-th of its object,
 // -1 when it has none: most objects have the keys of the last one, in
@@ -1100,21 +1139,28 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 	var seen uint64   // the keys read that have an index in m.keys, by their bit
 	var rest []string // the others (m.keys was full)
 	for k := 0; ; k++ {
-		d.space()
-		c, ok := d.peek()
-		if !ok {
-			return false
-		}
-		if c == '}' && k == 0 {
-			d.pos++
-			break
-		}
-		if c != '"' {
-			return false
-		}
-		i := d.predictedKey(m, k)
+		i := -1
 		var key *memoKey
-		if i < 0 {
+		switch {
+		case k < len(m.leads) && d.takes(m.leads[k].text):
+			i = int(m.leads[k].key)
+		case k > 0 && d.takes(m.objClose):
+			return m.complete(seen, rest)
+		default:
+			at, off := d.pos, d.off
+			end, ok := d.separator(k > 0, '}')
+			if !ok {
+				return false
+			}
+			if end {
+				if k > 0 {
+					d.keep(&m.objClose, at, off)
+				}
+				return m.complete(seen, rest)
+			}
+			if c, ok := d.peek(); !ok || c != '"' {
+				return false
+			}
 			b, ok := d.str()
 			if !ok {
 				return false
@@ -1132,6 +1178,22 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 					rest, key = append(rest, resolved.name), &resolved
 				}
 			}
+			d.space()
+			if c, ok := d.peek(); !ok || c != ':' {
+				return false
+			}
+			d.pos++
+			d.space()
+			if k < maxKeys {
+				for len(m.leads) <= k {
+					m.leads = append(m.leads, lead{})
+				}
+				l := &m.leads[k]
+				if d.keep(&l.text, at, off); i < 0 {
+					l.text = l.text[:0] // a key with no index
+				}
+				l.key = uint8(max(i, 0))
+			}
 		}
 		if i >= 0 {
 			if key = &m.keys[i]; key.bad || seen&(1<<i) != 0 {
@@ -1144,11 +1206,6 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 				m.order = append(m.order, uint8(i))
 			}
 		}
-		d.space()
-		if c, ok := d.peek(); !ok || c != ':' {
-			return false
-		}
-		d.pos++
 		child := slotNone
 		if s != slotNone {
 			child = key.childOf(s)
@@ -1156,19 +1213,12 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 		if !d.member(key.schema, dst, sf, key.name, child) {
 			return false
 		}
-		d.space()
-		c, ok = d.peek()
-		d.pos++
-		if !ok || c == '}' {
-			if !ok {
-				return false
-			}
-			break
-		}
-		if c != ',' {
-			return false
-		}
 	}
+}
+
+// complete tells whether an object under m's node that has the keys seen
+// (and rest) has every required key.
+func (m *memo) complete(seen uint64, rest []string) bool {
 	if seen&m.reqMask != m.reqMask {
 		return false
 	}
@@ -1243,15 +1293,30 @@ func (d *decoder) elements(m *memo, dst reflect.Value, s slot, first bool) bool 
 	items := d.memo(itemsNode)
 	var seen []string
 	length := 0
-	for ; ; first = false {
-		d.space()
-		c, ok := d.peek()
-		if !ok {
-			return false
-		}
-		if c == ']' && first {
-			d.pos++
-			break
+	for k := 0; ; k++ {
+		switch {
+		case k == 0 && !first:
+			d.space()
+		case k > 0 && d.takes(m.elemNext):
+			d.space()
+		case k > 0 && d.takes(m.arrClose):
+			return true
+		default:
+			// No lead before the first element: it would be whitespace
+			// only, which an empty array's ']' may follow.
+			at, off := d.pos, d.off
+			end, ok := d.separator(k > 0, ']')
+			if !ok {
+				return false
+			}
+			if k > 0 && end {
+				d.keep(&m.arrClose, at, off)
+			} else if k > 0 {
+				d.keep(&m.elemNext, at, off)
+			}
+			if end {
+				return true
+			}
 		}
 		if s == slotEntry && d.split != nil && !unique {
 			if done, ok := d.split.reached(d); done {
@@ -1284,20 +1349,7 @@ func (d *decoder) elements(m *memo, dst reflect.Value, s slot, first bool) bool 
 			}
 			seen = append(seen, canon)
 		}
-		d.space()
-		c, ok = d.peek()
-		d.pos++
-		if !ok {
-			return false
-		}
-		if c == ']' {
-			break
-		}
-		if c != ',' {
-			return false
-		}
 	}
-	return true
 }
 
 // canonical is a value's JSON text with object keys sorted, as the full
