@@ -729,6 +729,10 @@ func plain(b []byte) int {
 
 // expect consumes the literal s.
 func (d *decoder) expect(s string) bool {
+	if d.end-d.pos >= len(s) && string(d.buf[d.pos:d.pos+len(s)]) == s {
+		d.pos += len(s)
+		return true
+	}
 	for i := 0; i < len(s); i++ {
 		if c, ok := d.peek(); !ok || c != s[i] {
 			return false
@@ -849,10 +853,11 @@ func (d *decoder) key(b []byte) string {
 }
 
 func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
-	b, simple := d.numText()
+	b, kinds := d.numText()
+	simple := kinds&(numPoint|numExp) == 0
 	text := string(b) // on the stack: a short number is not kept
 	f, valid, fits := jsonnum.Float(text)
-	if !valid || !simple && hugeExponent(text) {
+	if !valid || kinds&numExp != 0 && hugeExponent(text) {
 		return false
 	}
 	var rat *big.Rat
@@ -896,10 +901,9 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 
 // numText reads the bytes of a number (its grammar is checked after),
 // valid until the next read: in the buffer when they end there, else
-// copied to d.scratch. simple: no fraction, no exponent.
-func (d *decoder) numText() (b []byte, simple bool) {
+// copied to d.scratch; kinds is the numClass of its bytes, or-ed.
+func (d *decoder) numText() (b []byte, kinds uint8) {
 	d.scratch = d.scratch[:0]
-	var kinds uint8 // numClass of the bytes, or-ed
 	for {
 		i := d.pos
 		for ; i < d.end && numClass[d.buf[i]] != 0; i++ {
@@ -907,30 +911,29 @@ func (d *decoder) numText() (b []byte, simple bool) {
 		}
 		if i < d.end && len(d.scratch) == 0 {
 			b, d.pos = d.buf[d.pos:i], i
-			return b, kinds&numFancy == 0
+			return b, kinds
 		}
 		d.scratch, d.pos = append(d.scratch, d.buf[d.pos:i]...), i
 		if i < d.end || !d.fill() {
-			return d.scratch, kinds&numFancy == 0
+			return d.scratch, kinds
 		}
 	}
 }
 
 // numClass classes the bytes of a number's text: numPlain, digits and
-// signs; numFancy, the point and the exponent's e; 0, any other byte.
+// signs; numPoint, the point; numExp, the exponent's e; 0, any other byte.
 var numClass = func() (t [256]uint8) {
 	for _, c := range "0123456789+-" {
 		t[c] = numPlain
 	}
-	for _, c := range ".eE" {
-		t[c] = numFancy
-	}
+	t['.'], t['e'], t['E'] = numPoint, numExp, numExp
 	return t
 }()
 
 const (
 	numPlain = 1 << iota
-	numFancy
+	numPoint
+	numExp
 )
 
 // rat is the exact value of the valid number b, not to be changed: the
