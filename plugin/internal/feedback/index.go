@@ -68,7 +68,7 @@ func Bind(f *File, cs caseid.Cases) *Index {
 			// Two entries for one case: the one naming it more exactly
 			// wins, else the later one (as AgentV's last row wins).
 			old := &f.PerCase[ix.byCase[i]]
-			if exactness(old.ID(), cs.ID(i)) > exactness(e.ID(), cs.ID(i)) {
+			if exactness(old.ID(), cs, i) > exactness(e.ID(), cs, i) {
 				ix.Shadowed = append(ix.Shadowed, pos)
 				continue
 			}
@@ -79,14 +79,20 @@ func Bind(f *File, cs caseid.Cases) *Index {
 	return ix
 }
 
-// exactness counts the identity parts an entry names (e) that equal the
-// case's (id).
-func exactness(e, id caseid.ID) int {
+// exactness counts the identity parts an entry (e) bound to case i of cs
+// names that equal the case's. Its suite, target and variant equal the
+// case's when it names them (caseid.Match binds no other); its eval_path
+// may not, so only it is compared, and the case's identity is made only
+// for an entry that names one.
+func exactness(e caseid.ID, cs caseid.Cases, i int) int {
 	n := 0
-	for _, p := range [][2]string{{e.Suite, id.Suite}, {e.Target, id.Target}, {e.Variant, id.Variant}, {e.EvalPath, id.EvalPath}} {
-		if p[0] != "" && p[0] == p[1] {
+	for _, p := range [...]string{e.Suite, e.Target, e.Variant} {
+		if p != "" {
 			n++
 		}
+	}
+	if e.EvalPath != "" && e.EvalPath == cs.ID(i).EvalPath {
+		n++
 	}
 	return n
 }
@@ -407,7 +413,7 @@ func (p *viewPart) add(e *draft) {
 		p.unmatched.add(id)
 		return
 	}
-	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases.ID(i)))}
+	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases, i))}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
 		ve.graders, ve.nGraders = uint32(p.graders.len()), uint32(len(e.graders))

@@ -562,13 +562,13 @@ func (m *memo) find(b []byte, k int) int {
 
 // lookup returns the string b when it was found valid under m's node.
 func (m *memo) lookup(b []byte) (string, bool) {
+	if m.misses > internLimit {
+		return "", false // the node's strings do not recur (test ids)
+	}
 	for _, r := range m.recent {
 		if r == string(b) && r != "" {
 			return r, true
 		}
-	}
-	if m.misses > internLimit {
-		return "", false // the node's strings do not recur (test ids)
 	}
 	s, ok := m.strs[string(b)]
 	switch {
@@ -603,7 +603,9 @@ func (m *memo) interned(s string) string {
 	if len(m.strs) < internLimit {
 		m.strs[s] = s
 	}
-	m.remember(s)
+	if m.misses <= internLimit {
+		m.remember(s)
+	}
 	return s
 }
 
@@ -1128,8 +1130,9 @@ func fieldsOf(t reflect.Type) *structFields {
 func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 	d.pos++ // {
 	var sf *structFields
+	kept := dst.IsValid() // else the values are only checked, or read into d.draft
 	switch {
-	case !dst.IsValid():
+	case !kept:
 	case dst.Kind() == reflect.Struct:
 		sf = fieldsOf(dst.Type())
 	case dst.Kind() == reflect.Map && dst.Type().Key().Kind() == reflect.String:
@@ -1213,7 +1216,13 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 		if s != slotNone {
 			child = key.childOf(s)
 		}
-		if !d.member(key.schema, dst, sf, key.name, child) {
+		var ok bool
+		if kept {
+			ok = d.member(key.schema, dst, sf, key.name)
+		} else {
+			ok = d.value(key.schema, reflect.Value{}, child)
+		}
+		if !ok {
 			return false
 		}
 	}
@@ -1236,11 +1245,9 @@ func (m *memo) complete(seen uint64, rest []string) bool {
 }
 
 // member reads the value of key into the struct field, the Extra map or
-// the map element it belongs to, or into d.draft's slot s.
-func (d *decoder) member(pn *memo, dst reflect.Value, sf *structFields, key string, s slot) bool {
+// the map element it belongs to (the object's, dst).
+func (d *decoder) member(pn *memo, dst reflect.Value, sf *structFields, key string) bool {
 	switch {
-	case !dst.IsValid():
-		return d.value(pn, reflect.Value{}, s)
 	case sf == nil: // a map
 		elem := reflect.New(dst.Type().Elem()).Elem()
 		if !d.value(pn, elem, slotNone) {
