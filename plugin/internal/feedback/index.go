@@ -186,7 +186,7 @@ type View struct {
 type names struct {
 	list []string
 	ids  map[string]uint32
-	// recent holds a string looked up last, by its length and last byte:
+	// recent holds a string looked up last, by recentSlot:
 	// the few names of an entry (verdict, kind, outcome, grader keys)
 	// mostly recur, the same strings (interned by the decoder), so most
 	// lookups need no hash.
@@ -198,11 +198,7 @@ type names struct {
 }
 
 func (n *names) id(s string) uint32 {
-	k := len(s)
-	if k > 0 {
-		k += int(s[k-1])
-	}
-	r := &n.recent[k%len(n.recent)]
+	r := &n.recent[recentSlot(s, len(n.recent))]
 	if r.ok && r.s == s {
 		return r.id
 	}

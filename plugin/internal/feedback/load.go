@@ -386,8 +386,7 @@ const internLimit = 512
 type memo struct {
 	n      *node
 	strs   map[string]string // valid strings, interned (internLimit at most)
-	recent [4]string         // the strings found valid last
-	turn   int               // the next of recent to replace
+	recent [8]string         // strings found valid last, by recentSlot
 	misses int               // lookups in a full strs that failed in a row
 
 	keys    []memoKey // maxKeys at most; the declared properties first
@@ -565,10 +564,8 @@ func (m *memo) lookup(b []byte) (string, bool) {
 	if m.misses > internLimit {
 		return "", false // the node's strings do not recur (test ids)
 	}
-	for _, r := range m.recent {
-		if r == string(b) && r != "" {
-			return r, true
-		}
+	if r := m.recent[recentSlot(b, len(m.recent))]; r == string(b) && r != "" {
+		return r, true
 	}
 	s, ok := m.strs[string(b)]
 	switch {
@@ -581,9 +578,20 @@ func (m *memo) lookup(b []byte) (string, bool) {
 	return s, ok
 }
 
+// recentSlot places a string in a small cache of recent ones (memo.recent,
+// names.recent) of n slots: by its length and its last byte, which tell
+// apart most of the few strings that recur in a feedback file (verdicts,
+// targets, grader keys), with no hash.
+func recentSlot[T string | []byte](s T, n int) int {
+	k := len(s)
+	if k > 0 {
+		k += int(s[k-1])
+	}
+	return k % n
+}
+
 func (m *memo) remember(s string) {
-	m.recent[m.turn] = s
-	m.turn = (m.turn + 1) % len(m.recent)
+	m.recent[recentSlot(s, len(m.recent))] = s
 }
 
 // interned is s, found valid under m's node, as lookup returns it from
