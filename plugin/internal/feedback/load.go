@@ -1161,52 +1161,11 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 		case k > 0 && d.takes(m.objClose):
 			return m.complete(seen, rest)
 		default:
-			at, off := d.pos, d.off
-			end, ok := d.separator(k > 0, '}')
-			if !ok {
+			var end, ok bool
+			if i, key, end, ok = d.memberKey(m, k, &rest); !ok {
 				return false
-			}
-			if end {
-				if k > 0 {
-					d.keep(&m.objClose, at, off)
-				}
+			} else if end {
 				return m.complete(seen, rest)
-			}
-			if c, ok := d.peek(); !ok || c != '"' {
-				return false
-			}
-			b, ok := d.str()
-			if !ok {
-				return false
-			}
-			if i = m.find(b, k); i < 0 {
-				resolved, ok := d.resolveKey(m, b)
-				if !ok {
-					return false
-				}
-				if len(m.keys) < maxKeys {
-					i, m.keys = len(m.keys), append(m.keys, resolved)
-				} else if slices.Contains(rest, resolved.name) {
-					return false // a duplicate key: the full validator decides
-				} else {
-					rest, key = append(rest, resolved.name), &resolved
-				}
-			}
-			d.space()
-			if c, ok := d.peek(); !ok || c != ':' {
-				return false
-			}
-			d.pos++
-			d.space()
-			if k < maxKeys {
-				for len(m.leads) <= k {
-					m.leads = append(m.leads, lead{})
-				}
-				l := &m.leads[k]
-				if d.keep(&l.text, at, off); i < 0 {
-					l.text = l.text[:0] // a key with no index
-				}
-				l.key = uint8(max(i, 0))
 			}
 		}
 		if i >= 0 {
@@ -1234,6 +1193,57 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 			return false
 		}
 	}
+}
+
+// memberKey reads what comes before the k-th member of an object under m's
+// node, to its value, and remembers it as the lead of the k-th member (or
+// the close); end: it was the object's end. The key's index in m.keys is
+// i; a key with none (m.keys is full) is key, and is added to rest.
+func (d *decoder) memberKey(m *memo, k int, rest *[]string) (i int, key *memoKey, end, ok bool) {
+	at, off := d.pos, d.off
+	if end, ok = d.separator(k > 0, '}'); !ok || end {
+		if end && k > 0 {
+			d.keep(&m.objClose, at, off)
+		}
+		return -1, nil, end, ok
+	}
+	if c, ok := d.peek(); !ok || c != '"' {
+		return -1, nil, false, false
+	}
+	b, ok := d.str()
+	if !ok {
+		return -1, nil, false, false
+	}
+	if i = m.find(b, k); i < 0 {
+		resolved, ok := d.resolveKey(m, b)
+		switch {
+		case !ok:
+			return -1, nil, false, false
+		case len(m.keys) < maxKeys:
+			i, m.keys = len(m.keys), append(m.keys, resolved)
+		case slices.Contains(*rest, resolved.name):
+			return -1, nil, false, false // a duplicate key: the full validator decides
+		default:
+			*rest, key = append(*rest, resolved.name), &resolved
+		}
+	}
+	d.space()
+	if c, ok := d.peek(); !ok || c != ':' {
+		return -1, nil, false, false
+	}
+	d.pos++
+	d.space()
+	if k < maxKeys {
+		for len(m.leads) <= k {
+			m.leads = append(m.leads, lead{})
+		}
+		l := &m.leads[k]
+		if d.keep(&l.text, at, off); i < 0 {
+			l.text = l.text[:0] // a key with no index
+		}
+		l.key = uint8(max(i, 0))
+	}
+	return i, key, false, true
 }
 
 // complete tells whether an object under m's node that has the keys seen
