@@ -68,7 +68,7 @@ func Bind(f *File, cs caseid.Cases) *Index {
 			// Two entries for one case: the one naming it more exactly
 			// wins, else the later one (as AgentV's last row wins).
 			old := &f.PerCase[ix.byCase[i]]
-			if exactness(old.ID(), cs.ID(i)) > exactness(e.ID(), cs.ID(i)) {
+			if exactness(old.ID(), cs, i) > exactness(e.ID(), cs, i) {
 				ix.Shadowed = append(ix.Shadowed, pos)
 				continue
 			}
@@ -79,14 +79,20 @@ func Bind(f *File, cs caseid.Cases) *Index {
 	return ix
 }
 
-// exactness counts the identity parts an entry names (e) that equal the
-// case's (id).
-func exactness(e, id caseid.ID) int {
+// exactness counts the identity parts an entry (e) bound to case i of cs
+// names that equal the case's. Its suite, target and variant equal the
+// case's when it names them (caseid.Match binds no other); its eval_path
+// may not, so only it is compared, and the case's identity is made only
+// for an entry that names one.
+func exactness(e caseid.ID, cs caseid.Cases, i int) int {
 	n := 0
-	for _, p := range [][2]string{{e.Suite, id.Suite}, {e.Target, id.Target}, {e.Variant, id.Variant}, {e.EvalPath, id.EvalPath}} {
-		if p[0] != "" && p[0] == p[1] {
+	for _, p := range [...]string{e.Suite, e.Target, e.Variant} {
+		if p != "" {
 			n++
 		}
+	}
+	if e.EvalPath != "" && e.EvalPath == cs.ID(i).EvalPath {
+		n++
 	}
 	return n
 }
@@ -180,7 +186,7 @@ type View struct {
 type names struct {
 	list []string
 	ids  map[string]uint32
-	// recent holds a string looked up last, by its length and last byte:
+	// recent holds a string looked up last, by recentSlot:
 	// the few names of an entry (verdict, kind, outcome, grader keys)
 	// mostly recur, the same strings (interned by the decoder), so most
 	// lookups need no hash.
@@ -192,11 +198,7 @@ type names struct {
 }
 
 func (n *names) id(s string) uint32 {
-	k := len(s)
-	if k > 0 {
-		k += int(s[k-1])
-	}
-	r := &n.recent[k%len(n.recent)]
+	r := &n.recent[recentSlot(s, len(n.recent))]
 	if r.ok && r.s == s {
 		return r.id
 	}
@@ -407,7 +409,7 @@ func (p *viewPart) add(e *draft) {
 		p.unmatched.add(id)
 		return
 	}
-	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases.ID(i)))}
+	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases, i))}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
 		ve.graders, ve.nGraders = uint32(p.graders.len()), uint32(len(e.graders))

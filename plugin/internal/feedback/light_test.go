@@ -123,6 +123,15 @@ var lightCases = []struct {
 	{"key shorter than the last", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"test_i":"b","verdict":"flaky"}]}`, false},
 	{"key needing an escape, then without it", head + `,"per_case":[{"test_id":"a","verdict":"flaky","x\ny":1},{"test_id":"b","verdict":"flaky","x` + "\n" + `y":1}]}`, false},
 	{"keys in another order", head + `,"per_case":[{"test_id":"a","verdict":"flaky"},{"verdict":"flaky","test_id":"b"}]}`, true},
+	// The text around a member or element is taken when it is the last
+	// object's or array's at that place (see takes): what follows it is
+	// still checked, and text like it but not it is read afresh.
+	{"same text, then a required key missing", head + ",\"per_case\":[\n {\"test_id\": \"a\",\n  \"verdict\": \"flaky\"\n },\n {\"test_id\": \"b\"\n },\n {\"test_id\": \"c\",\n  \"verdict\": \"flaky\"\n }]}", false},
+	{"same text, then a trailing comma", head + ",\"per_case\":[\n {\"test_id\": \"a\",\n  \"verdict\": \"flaky\"},\n {\"test_id\": \"b\",\n  \"verdict\": \"flaky\",\n }]}", false},
+	{"same text, then an element missing", head + ",\"per_case\":[\n {\"test_id\": \"a\", \"verdict\": \"flaky\"},\n ,\n {\"test_id\": \"b\", \"verdict\": \"flaky\"}]}", false},
+	{"an empty array after a full one", head + `,"per_case":[{"test_id":"a","verdict":"flaky","automated":{"graders":[ {"key":"t:n"} ]}},{"test_id":"b","verdict":"flaky","automated":{"graders":[ ]}}]}`, true},
+	{"more space, less space, another key", head + ",\"per_case\":[\n {\"test_id\": \"a\",\n  \"verdict\": \"flaky\"\n },\n  {\"test_id\":  \"b\",\n  \"verdict\":\"flaky\"\n  } ,\n {\"test_id\": \"c\",\n  \"notes\": \"flaky\",\n  \"verdict\": \"flaky\"\n }\n]}", true},
+	{"same text, then a key for another field", head + ",\"per_case\":[\n {\"test_id\": \"a\",\n  \"verdict\": \"flaky\"},\n {\"test_id\": \"b\",\n  \"verdict\": 1}]}", false},
 	{"integer written 15.0", head + `,"summary":{"cases":15.0,"reviewed":1e1,"skipped":0}}`, true},
 	{"fraction for an integer", head + `,"summary":{"cases":1.5}}`, false},
 	{"negative count", head + `,"summary":{"cases":-1}}`, false},
@@ -156,6 +165,16 @@ func TestLightCases(t *testing.T) {
 		if full != tt.valid || light != tt.valid {
 			t.Errorf("%s: full validator %v (%v %v), light %v; want %v", tt.name, full, err, problems, light, tt.valid)
 		}
+	}
+}
+
+// A key repeated in an object whose text up to the key is the last
+// object's is still told: the light pass leaves the document to the full
+// path, as any repeated key.
+func TestLightRepeatedKeyAfterSameText(t *testing.T) {
+	doc := head + ",\"per_case\":[\n {\"test_id\": \"a\",\n  \"verdict\": \"flaky\"},\n {\"test_id\": \"b\",\n  \"test_id\": \"b\",\n  \"verdict\": \"flaky\"}]}"
+	if _, ok := parseLight(mustLight(t), bytes.NewReader([]byte(doc))); ok || !repeatsKey([]byte(doc)) {
+		t.Fatalf("light pass accepts a repeated key (%v)", ok)
 	}
 }
 

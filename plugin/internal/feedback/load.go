@@ -386,20 +386,80 @@ const internLimit = 512
 type memo struct {
 	n      *node
 	strs   map[string]string // valid strings, interned (internLimit at most)
-	recent [4]string         // the strings found valid last
-	turn   int               // the next of recent to replace
+	recent [8]string         // strings found valid last, by recentSlot
 	misses int               // lookups in a full strs that failed in a row
 
 	keys    []memoKey // maxKeys at most; the declared properties first
 	order   []uint8   // the indexes of the keys of the last object, in order
 	reqMask uint64    // the bits of the required keys in keys
 	reqRest bool      // some required key has no index: look it up by name
+
+	// The text around the values of the last object and array under the
+	// node, as it was read (see takes): most files are written by one
+	// encoder, with the same spacing and keys from object to object.
+	leads    []lead // of objects: before the member at each position
+	objClose []byte // of objects: after the last member, to the '}'
+	elemNext []byte // of arrays: between two elements (the comma)
+	arrClose []byte // of arrays: after the last element, to the ']'
+}
+
+// lead is the text before a member of an object: whitespace (after the
+// first member, a comma and whitespace), the key, the colon and
+// whitespace; key is the key's index in memo.keys.
+type lead struct {
+	text []byte
+	key  uint8
+}
+
+// maxLead is the longest text a memo keeps as a lead or a close.
+const maxLead = 64
+
+// takes consumes text when the input at pos starts with it, whole in the
+// buffer. The text is one that was read before at the same place of an
+// object or array under the same node, and read the same way then as it
+// would be now; none is taken when text is empty.
+func (d *decoder) takes(text []byte) bool {
+	if len(text) == 0 || d.end-d.pos < len(text) || string(d.buf[d.pos:d.pos+len(text)]) != string(text) {
+		return false
+	}
+	d.pos += len(text)
+	return true
+}
+
+// keep remembers in *dst the text read from buf[at] to pos when it was read
+// in the buffer as it is now (off: d.off then), at most maxLead bytes;
+// otherwise *dst is emptied, so that it never holds a text read elsewhere.
+func (d *decoder) keep(dst *[]byte, at int, off int64) {
+	*dst = (*dst)[:0]
+	if d.off == off && d.pos-at <= maxLead {
+		*dst = append(*dst, d.buf[at:d.pos]...)
+	}
+}
+
+// separator reads what comes before a member or an element: whitespace,
+// then the closer (end) or, after the first (more), a comma and whitespace.
+func (d *decoder) separator(more bool, closer byte) (end, ok bool) {
+	d.space()
+	c, ok := d.peek()
+	switch {
+	case !ok:
+		return false, false
+	case c == closer:
+		d.pos++
+		return true, true
+	case !more:
+		return false, true
+	case c != ',':
+		return false, false
+	}
+	d.pos++
+	d.space()
+	return false, true
 }
 
 // memoKey is a key of an object under a memo's node, resolved.
 type memoKey struct {
 	name   string
-	plain  bool  // name's JSON text is name quoted (isPlain)
 	schema *memo // the value's
 	bad    bool  // propertyNames rejects it
 	// child is the draft slot of the value in an object in slot from.
@@ -442,7 +502,7 @@ func (d *decoder) memo(n *node) *memo {
 
 // declared is the memoKey of a declared property p of m's node.
 func (d *decoder) declared(m *memo, p property) memoKey {
-	return memoKey{name: p.name, plain: isPlain(p.name), schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
+	return memoKey{name: p.name, schema: d.memo(p.schema), bad: !m.keyAllowed(p.name)}
 }
 
 // keyAllowed applies propertyNames to a key of m's node.
@@ -469,7 +529,7 @@ func (d *decoder) resolveKey(m *memo, b []byte) (memoKey, bool) {
 	if n != nil {
 		additional = n.additional
 	}
-	return memoKey{name: key, plain: isPlain(key), schema: d.memo(additional)}, m.keyAllowed(key)
+	return memoKey{name: key, schema: d.memo(additional)}, m.keyAllowed(key)
 }
 
 // index is the index in m.keys of the key name, -1 when it has none.
@@ -481,28 +541,6 @@ func (m *memo) index(name string) int {
 	}
 	return -1
 }
-
-// predictedKey reads the k-th key of an object under m's node when it is
-// the k-th key of the last one, whole in the buffer from its opening
-// quote at pos, and returns its index in m.keys; -1, reading nothing,
-// otherwise.
-func (d *decoder) predictedKey(m *memo, k int) int {
-	if k >= len(m.order) {
-		return -1
-	}
-	i := m.order[k]
-	key := &m.keys[i]
-	end := d.pos + 1 + len(key.name) // its closing quote
-	if !key.plain || end >= d.end || d.buf[end] != '"' || string(d.buf[d.pos+1:end]) != key.name {
-		return -1
-	}
-	d.pos = end + 1
-	return int(i)
-}
-
-// isPlain tells a string whose JSON text is itself quoted: no byte of it
-// needs care (see plain).
-func isPlain(s string) bool { return plain([]byte(s)) == len(s) }
 
 // find is the index in m.keys of the key b, the k-th of its object,
 // -1 when it has none: most objects have the keys of the last one, in
@@ -523,13 +561,11 @@ func (m *memo) find(b []byte, k int) int {
 
 // lookup returns the string b when it was found valid under m's node.
 func (m *memo) lookup(b []byte) (string, bool) {
-	for _, r := range m.recent {
-		if r == string(b) && r != "" {
-			return r, true
-		}
-	}
 	if m.misses > internLimit {
 		return "", false // the node's strings do not recur (test ids)
+	}
+	if r := m.recent[recentSlot(b, len(m.recent))]; r == string(b) && r != "" {
+		return r, true
 	}
 	s, ok := m.strs[string(b)]
 	switch {
@@ -542,9 +578,20 @@ func (m *memo) lookup(b []byte) (string, bool) {
 	return s, ok
 }
 
+// recentSlot places a string in a small cache of recent ones (memo.recent,
+// names.recent) of n slots: by its length and its last byte, which tell
+// apart most of the few strings that recur in a feedback file (verdicts,
+// targets, grader keys), with no hash.
+func recentSlot[T string | []byte](s T, n int) int {
+	k := len(s)
+	if k > 0 {
+		k += int(s[k-1])
+	}
+	return k % n
+}
+
 func (m *memo) remember(s string) {
-	m.recent[m.turn] = s
-	m.turn = (m.turn + 1) % len(m.recent)
+	m.recent[recentSlot(s, len(m.recent))] = s
 }
 
 // interned is s, found valid under m's node, as lookup returns it from
@@ -564,7 +611,9 @@ func (m *memo) interned(s string) string {
 	if len(m.strs) < internLimit {
 		m.strs[s] = s
 	}
-	m.remember(s)
+	if m.misses <= internLimit {
+		m.remember(s)
+	}
 	return s
 }
 
@@ -690,6 +739,10 @@ func plain(b []byte) int {
 
 // expect consumes the literal s.
 func (d *decoder) expect(s string) bool {
+	if d.end-d.pos >= len(s) && string(d.buf[d.pos:d.pos+len(s)]) == s {
+		d.pos += len(s)
+		return true
+	}
 	for i := 0; i < len(s); i++ {
 		if c, ok := d.peek(); !ok || c != s[i] {
 			return false
@@ -810,10 +863,11 @@ func (d *decoder) key(b []byte) string {
 }
 
 func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
-	b, simple := d.numText()
+	b, kinds := d.numText()
+	simple := kinds&(numPoint|numExp) == 0
 	text := string(b) // on the stack: a short number is not kept
 	f, valid, fits := jsonnum.Float(text)
-	if !valid || !simple && hugeExponent(text) {
+	if !valid || kinds&numExp != 0 && hugeExponent(text) {
 		return false
 	}
 	var rat *big.Rat
@@ -857,10 +911,9 @@ func (d *decoder) number(n *node, dst reflect.Value, s slot) bool {
 
 // numText reads the bytes of a number (its grammar is checked after),
 // valid until the next read: in the buffer when they end there, else
-// copied to d.scratch. simple: no fraction, no exponent.
-func (d *decoder) numText() (b []byte, simple bool) {
+// copied to d.scratch; kinds is the numClass of its bytes, or-ed.
+func (d *decoder) numText() (b []byte, kinds uint8) {
 	d.scratch = d.scratch[:0]
-	var kinds uint8 // numClass of the bytes, or-ed
 	for {
 		i := d.pos
 		for ; i < d.end && numClass[d.buf[i]] != 0; i++ {
@@ -868,30 +921,29 @@ func (d *decoder) numText() (b []byte, simple bool) {
 		}
 		if i < d.end && len(d.scratch) == 0 {
 			b, d.pos = d.buf[d.pos:i], i
-			return b, kinds&numFancy == 0
+			return b, kinds
 		}
 		d.scratch, d.pos = append(d.scratch, d.buf[d.pos:i]...), i
 		if i < d.end || !d.fill() {
-			return d.scratch, kinds&numFancy == 0
+			return d.scratch, kinds
 		}
 	}
 }
 
 // numClass classes the bytes of a number's text: numPlain, digits and
-// signs; numFancy, the point and the exponent's e; 0, any other byte.
+// signs; numPoint, the point; numExp, the exponent's e; 0, any other byte.
 var numClass = func() (t [256]uint8) {
 	for _, c := range "0123456789+-" {
 		t[c] = numPlain
 	}
-	for _, c := range ".eE" {
-		t[c] = numFancy
-	}
+	t['.'], t['e'], t['E'] = numPoint, numExp, numExp
 	return t
 }()
 
 const (
 	numPlain = 1 << iota
-	numFancy
+	numPoint
+	numExp
 )
 
 // rat is the exact value of the valid number b, not to be changed: the
@@ -1086,8 +1138,9 @@ func fieldsOf(t reflect.Type) *structFields {
 func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 	d.pos++ // {
 	var sf *structFields
+	kept := dst.IsValid() // else the values are only checked, or read into d.draft
 	switch {
-	case !dst.IsValid():
+	case !kept:
 	case dst.Kind() == reflect.Struct:
 		sf = fieldsOf(dst.Type())
 	case dst.Kind() == reflect.Map && dst.Type().Key().Kind() == reflect.String:
@@ -1100,37 +1153,19 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 	var seen uint64   // the keys read that have an index in m.keys, by their bit
 	var rest []string // the others (m.keys was full)
 	for k := 0; ; k++ {
-		d.space()
-		c, ok := d.peek()
-		if !ok {
-			return false
-		}
-		if c == '}' && k == 0 {
-			d.pos++
-			break
-		}
-		if c != '"' {
-			return false
-		}
-		i := d.predictedKey(m, k)
+		i := -1
 		var key *memoKey
-		if i < 0 {
-			b, ok := d.str()
-			if !ok {
+		switch {
+		case k < len(m.leads) && d.takes(m.leads[k].text):
+			i = int(m.leads[k].key)
+		case k > 0 && d.takes(m.objClose):
+			return m.complete(seen, rest)
+		default:
+			var end, ok bool
+			if i, key, end, ok = d.memberKey(m, k, &rest); !ok {
 				return false
-			}
-			if i = m.find(b, k); i < 0 {
-				resolved, ok := d.resolveKey(m, b)
-				if !ok {
-					return false
-				}
-				if len(m.keys) < maxKeys {
-					i, m.keys = len(m.keys), append(m.keys, resolved)
-				} else if slices.Contains(rest, resolved.name) {
-					return false // a duplicate key: the full validator decides
-				} else {
-					rest, key = append(rest, resolved.name), &resolved
-				}
+			} else if end {
+				return m.complete(seen, rest)
 			}
 		}
 		if i >= 0 {
@@ -1144,31 +1179,76 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 				m.order = append(m.order, uint8(i))
 			}
 		}
-		d.space()
-		if c, ok := d.peek(); !ok || c != ':' {
-			return false
-		}
-		d.pos++
 		child := slotNone
 		if s != slotNone {
 			child = key.childOf(s)
 		}
-		if !d.member(key.schema, dst, sf, key.name, child) {
-			return false
+		var ok bool
+		if kept {
+			ok = d.member(key.schema, dst, sf, key.name)
+		} else {
+			ok = d.value(key.schema, reflect.Value{}, child)
 		}
-		d.space()
-		c, ok = d.peek()
-		d.pos++
-		if !ok || c == '}' {
-			if !ok {
-				return false
-			}
-			break
-		}
-		if c != ',' {
+		if !ok {
 			return false
 		}
 	}
+}
+
+// memberKey reads what comes before the k-th member of an object under m's
+// node, to its value, and remembers it as the lead of the k-th member (or
+// the close); end: it was the object's end. The key's index in m.keys is
+// i; a key with none (m.keys is full) is key, and is added to rest.
+func (d *decoder) memberKey(m *memo, k int, rest *[]string) (i int, key *memoKey, end, ok bool) {
+	at, off := d.pos, d.off
+	if end, ok = d.separator(k > 0, '}'); !ok || end {
+		if end && k > 0 {
+			d.keep(&m.objClose, at, off)
+		}
+		return -1, nil, end, ok
+	}
+	if c, ok := d.peek(); !ok || c != '"' {
+		return -1, nil, false, false
+	}
+	b, ok := d.str()
+	if !ok {
+		return -1, nil, false, false
+	}
+	if i = m.find(b, k); i < 0 {
+		resolved, ok := d.resolveKey(m, b)
+		switch {
+		case !ok:
+			return -1, nil, false, false
+		case len(m.keys) < maxKeys:
+			i, m.keys = len(m.keys), append(m.keys, resolved)
+		case slices.Contains(*rest, resolved.name):
+			return -1, nil, false, false // a duplicate key: the full validator decides
+		default:
+			*rest, key = append(*rest, resolved.name), &resolved
+		}
+	}
+	d.space()
+	if c, ok := d.peek(); !ok || c != ':' {
+		return -1, nil, false, false
+	}
+	d.pos++
+	d.space()
+	if k < maxKeys {
+		for len(m.leads) <= k {
+			m.leads = append(m.leads, lead{})
+		}
+		l := &m.leads[k]
+		if d.keep(&l.text, at, off); i < 0 {
+			l.text = l.text[:0] // a key with no index
+		}
+		l.key = uint8(max(i, 0))
+	}
+	return i, key, false, true
+}
+
+// complete tells whether an object under m's node that has the keys seen
+// (and rest) has every required key.
+func (m *memo) complete(seen uint64, rest []string) bool {
 	if seen&m.reqMask != m.reqMask {
 		return false
 	}
@@ -1183,11 +1263,9 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 }
 
 // member reads the value of key into the struct field, the Extra map or
-// the map element it belongs to, or into d.draft's slot s.
-func (d *decoder) member(pn *memo, dst reflect.Value, sf *structFields, key string, s slot) bool {
+// the map element it belongs to (the object's, dst).
+func (d *decoder) member(pn *memo, dst reflect.Value, sf *structFields, key string) bool {
 	switch {
-	case !dst.IsValid():
-		return d.value(pn, reflect.Value{}, s)
 	case sf == nil: // a map
 		elem := reflect.New(dst.Type().Elem()).Elem()
 		if !d.value(pn, elem, slotNone) {
@@ -1243,15 +1321,30 @@ func (d *decoder) elements(m *memo, dst reflect.Value, s slot, first bool) bool 
 	items := d.memo(itemsNode)
 	var seen []string
 	length := 0
-	for ; ; first = false {
-		d.space()
-		c, ok := d.peek()
-		if !ok {
-			return false
-		}
-		if c == ']' && first {
-			d.pos++
-			break
+	for k := 0; ; k++ {
+		switch {
+		case k == 0 && !first:
+			d.space()
+		case k > 0 && d.takes(m.elemNext):
+			d.space()
+		case k > 0 && d.takes(m.arrClose):
+			return true
+		default:
+			// No lead before the first element: it would be whitespace
+			// only, which an empty array's ']' may follow.
+			at, off := d.pos, d.off
+			end, ok := d.separator(k > 0, ']')
+			if !ok {
+				return false
+			}
+			if k > 0 && end {
+				d.keep(&m.arrClose, at, off)
+			} else if k > 0 {
+				d.keep(&m.elemNext, at, off)
+			}
+			if end {
+				return true
+			}
 		}
 		if s == slotEntry && d.split != nil && !unique {
 			if done, ok := d.split.reached(d); done {
@@ -1284,20 +1377,7 @@ func (d *decoder) elements(m *memo, dst reflect.Value, s slot, first bool) bool 
 			}
 			seen = append(seen, canon)
 		}
-		d.space()
-		c, ok = d.peek()
-		d.pos++
-		if !ok {
-			return false
-		}
-		if c == ']' {
-			break
-		}
-		if c != ',' {
-			return false
-		}
 	}
-	return true
 }
 
 // canonical is a value's JSON text with object keys sorted, as the full
