@@ -56,18 +56,11 @@ func TestIDStoreLongIDs(t *testing.T) {
 // TestChunksGiveBack: chunks outside the heap go back when their chunked
 // does (a Run's cleanup), so reading run after run does not grow.
 func TestChunksGiveBack(t *testing.T) {
-	statm, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
+	if _, err := os.ReadFile("/proc/self/statm"); err != nil {
 		t.Skip("no /proc/self/statm to read the resident size from")
 	}
-	resident := func() int { // pages
-		statm, _ = os.ReadFile("/proc/self/statm")
-		f := strings.Fields(string(statm))
-		n, _ := strconv.Atoi(f[1])
-		return n
-	}
 	const perRound = 32 << 20 // bytes touched a round
-	base := resident()
+	base := residentPages()
 	for round := range 16 {
 		var c chunked[uint64]
 		for i := range perRound / 8 {
@@ -82,9 +75,17 @@ func TestChunksGiveBack(t *testing.T) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	if grown := (resident() - base) * os.Getpagesize(); grown > 4*perRound {
+	if grown := (residentPages() - base) * os.Getpagesize(); grown > 4*perRound {
 		t.Errorf("resident size grew %d MiB over 16 rounds of %d MiB", grown>>20, perRound>>20)
 	}
+}
+
+// residentPages is the process's resident size in pages (/proc/self/statm).
+func residentPages() int {
+	statm, _ := os.ReadFile("/proc/self/statm")
+	f := strings.Fields(string(statm))
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
 
 // TestHasPointers: hasPointers, which keeps a type with pointers out of
