@@ -273,9 +273,9 @@ func (t *scoreTable) index(score float64) uint32 {
 }
 
 // idStore holds each distinct test id once: its bytes, after their length
-// as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap
-// but the first; an id longer than that has a chunk of its own), found by
-// an open-addressing table while reading.
+// as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap;
+// an id longer than that has a chunk of its own) after a first one of
+// minMapped on the heap, found by an open-addressing table while reading.
 type idStore struct {
 	bytes []*part[byte]
 	used  int             // bytes used in the last chunk
@@ -337,9 +337,9 @@ func (s *idStore) grow() {
 func (s *idStore) put(id string) (uint32, error) {
 	need := binary.MaxVarintLen64 + len(id)
 	switch {
-	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run stays small
+	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run maps nothing
 		s.bytes = append(s.bytes, &part[byte]{})
-	case s.used+need > storeChunk:
+	case s.used+need > storeChunk, len(s.bytes) == 1 && s.used+need > minMapped:
 		if len(s.bytes) == maxChunks {
 			return 0, errTooLong
 		}
@@ -387,7 +387,7 @@ type chunked[T any] struct {
 const (
 	chunkShift = 14
 	chunkLen   = 1 << chunkShift
-	minMapped  = 64 << 10 // bytes: a smaller chunk is on the heap
+	minMapped  = 16 << 10 // bytes: a smaller part is on the heap (a chunk of chunkLen bytes is not)
 )
 
 // part is the handle of values of a type without pointers: outside the
