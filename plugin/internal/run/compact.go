@@ -258,8 +258,9 @@ func (r *Run) slotTestID(i int) string {
 // for a million cases instead of compactCase's 96), one after the other.
 type packedCases struct {
 	words                        chunked[uint64]
-	n                            int
-	idBits, shapeBits, scoreBits int
+	n, width                     int
+	idBits, shapeBits            int
+	idMask, shapeMask, scoreMask uint32
 }
 
 // packCases packs cs.
@@ -269,7 +270,11 @@ func packCases(cs *chunked[compactCase]) packedCases {
 		c := cs.get(i)
 		top.id, top.shape, top.score = top.id|c.id, top.shape|c.shape, top.score|c.score
 	}
-	p := packedCases{n: cs.len(), idBits: bits.Len32(top.id), shapeBits: bits.Len32(top.shape), scoreBits: bits.Len32(top.score)}
+	p := packedCases{n: cs.len(), idBits: bits.Len32(top.id), shapeBits: bits.Len32(top.shape)}
+	scoreBits := bits.Len32(top.score)
+	p.width = p.idBits + p.shapeBits + scoreBits
+	mask := func(n int) uint32 { return uint32(1<<n - 1) }
+	p.idMask, p.shapeMask, p.scoreMask = mask(p.idBits), mask(p.shapeBits), mask(scoreBits)
 	var word uint64 // the word being filled, its low used bits
 	used := 0
 	put := func(v uint32, n int) {
@@ -284,7 +289,7 @@ func packCases(cs *chunked[compactCase]) packedCases {
 		c := cs.get(i)
 		put(c.id, p.idBits)
 		put(c.shape, p.shapeBits)
-		put(c.score, p.scoreBits)
+		put(c.score, scoreBits)
 	}
 	if used > 0 {
 		p.words.add(word)
@@ -292,27 +297,33 @@ func packCases(cs *chunked[compactCase]) packedCases {
 	return p
 }
 
-// get is case i.
+// get is case i: its three fields from one window of 64 bits, or, when
+// they take more, each from its own.
 func (p *packedCases) get(i int) compactCase {
-	at := i * (p.idBits + p.shapeBits + p.scoreBits)
-	return compactCase{
-		id:    p.bits(at, p.idBits),
-		shape: p.bits(at+p.idBits, p.shapeBits),
-		score: p.bits(at+p.idBits+p.shapeBits, p.scoreBits),
+	at := i * p.width
+	v := p.window(at)
+	c := compactCase{id: uint32(v) & p.idMask}
+	if p.width > 64 {
+		c.shape, c.score = uint32(p.window(at+p.idBits)), uint32(p.window(at+p.idBits+p.shapeBits))
+	} else {
+		c.shape, c.score = uint32(v>>p.idBits), uint32(v>>(p.idBits+p.shapeBits))
 	}
+	c.shape &= p.shapeMask
+	c.score &= p.scoreMask
+	return c
 }
 
-// bits is the n bits (at most 32) from bit at on.
-func (p *packedCases) bits(at, n int) uint32 {
-	if n == 0 {
-		return 0
-	}
+// window is the 64 bits from bit at on (0 past the last word).
+func (p *packedCases) window(at int) uint64 {
 	w, b := at>>6, at&63
+	if w >= p.words.len() {
+		return 0 // all fields are empty
+	}
 	v := p.words.get(w) >> b
-	if b+n > 64 {
+	if b > 0 && w+1 < p.words.len() {
 		v |= p.words.get(w+1) << (64 - b)
 	}
-	return uint32(v) & (1<<n - 1)
+	return v
 }
 
 // scoreTable holds the scores of a compact read: a run's scores are mostly
