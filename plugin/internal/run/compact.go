@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"slices"
@@ -16,7 +17,8 @@ import (
 )
 
 // compactCases is how Read keeps the cases under Options.Compact: 13 bytes
-// a case and its test id once, instead of a Case. What many cases share
+// a case (about 7 once finished: packedCases) and its test id once,
+// instead of a Case. What many cases share
 // (suite, target, variant, statuses and the grader and sample outlines)
 // is one shape, stored once; so is each score (scoreTable). Rows are
 // deduplicated as they come, on the same key as a full read (dedupeKey),
@@ -26,7 +28,8 @@ import (
 // most one chunk, and past the first chunk outside the heap (newPart), so
 // the collector does not double it.
 type compactCases struct {
-	cases  chunked[compactCase]
+	cases  chunked[compactCase] // until finished, then packed
+	packed packedCases
 	ids    idStore
 	scores scoreTable
 	shorts chunked[caseid.Shortest] // each case's shortest reference, once finished
@@ -148,7 +151,7 @@ func (cc *compactCases) finish() *[3]int {
 		testID := cc.ids.view(uint32(id))
 		for p := cc.last.get(id); p != 0; p = cc.next.get(int(p - 1)) {
 			group = append(group, int(p-1))
-			ids = append(ids, cc.idNamed(int(p-1), testID))
+			ids = append(ids, cc.idNamed(cc.cases.get(int(p-1)).shape, testID))
 		}
 		out = slices.Grow(out[:0], len(ids))[:len(ids)]
 		caseid.Shortests(ids, out)
@@ -167,34 +170,41 @@ func (cc *compactCases) finish() *[3]int {
 			counts[2]++
 		}
 	}
-	cc.firstEval, cc.last, cc.next = chunked[uint64]{}, chunked[uint32]{}, chunked[uint32]{}
+	runtime.KeepAlive(cc) // the views in ids
+	// Freed now, not by the collector later, so that the packed cases do
+	// not come on top of them.
+	cc.firstEval.free()
+	cc.last.free()
+	cc.next.free()
 	cc.evals, cc.shapeOf, cc.scores.of = nil, nil, nil
 	cc.ids.finish()
-	runtime.KeepAlive(cc) // the views in ids
+	cc.packed = packCases(&cc.cases)
+	cc.cases.free()
 	return &counts
 }
 
-func (cc *compactCases) len() int { return cc.cases.len() }
+func (cc *compactCases) len() int { return cc.packed.n }
 
-func (cc *compactCases) testID(i int) string { return cc.ids.get(cc.cases.get(i).id) }
+func (cc *compactCases) testID(i int) string { return cc.ids.get(cc.packed.get(i).id) }
 
 // fill sets *c to the case at position i. It has no Loc, Error,
 // Duplicates or OverwrittenBy (and, under Options.Outline, no EvalPath):
 // it is not one for Detail.
 func (cc *compactCases) fill(i int, c *Case) {
-	cs := cc.cases.get(i)
+	cs := cc.packed.get(i)
 	*c = cc.shapes[cs.shape]
 	c.Index, c.TestID, c.Score = int32(i), cc.ids.get(cs.id), cc.scores.values.get(int(cs.score))
 }
 
 // id is the identity of the case at position i, made without a Case.
 func (cc *compactCases) id(i int) caseid.ID {
-	return cc.idNamed(i, cc.ids.get(cc.cases.get(i).id))
+	cs := cc.packed.get(i)
+	return cc.idNamed(cs.shape, cc.ids.get(cs.id))
 }
 
-// idNamed is the identity of the case at position i, whose test id is testID.
-func (cc *compactCases) idNamed(i int, testID string) caseid.ID {
-	sh := &cc.shapes[cc.cases.get(i).shape]
+// idNamed is the identity of a case of that shape whose test id is testID.
+func (cc *compactCases) idNamed(shape uint32, testID string) caseid.ID {
+	sh := &cc.shapes[shape]
 	return caseid.ID{Suite: sh.Suite, TestID: testID, Target: sh.Target, Variant: sh.Variant}
 }
 
@@ -243,6 +253,79 @@ func (r *Run) slotTestID(i int) string {
 	return r.Cases[i].TestID
 }
 
+// packedCases are the cases of a finished compact read, each in as many
+// bits as the largest test id, shape and score index take (about 50 bits
+// for a million cases instead of compactCase's 96), one after the other.
+type packedCases struct {
+	words                        chunked[uint64]
+	n, width                     int
+	idBits, shapeBits            int
+	idMask, shapeMask, scoreMask uint32
+}
+
+// packCases packs cs.
+func packCases(cs *chunked[compactCase]) packedCases {
+	var top compactCase // the bits set in any case's
+	for i := range cs.len() {
+		c := cs.get(i)
+		top.id, top.shape, top.score = top.id|c.id, top.shape|c.shape, top.score|c.score
+	}
+	p := packedCases{n: cs.len(), idBits: bits.Len32(top.id), shapeBits: bits.Len32(top.shape)}
+	scoreBits := bits.Len32(top.score)
+	p.width = p.idBits + p.shapeBits + scoreBits
+	mask := func(n int) uint32 { return uint32(1<<n - 1) }
+	p.idMask, p.shapeMask, p.scoreMask = mask(p.idBits), mask(p.shapeBits), mask(scoreBits)
+	var word uint64 // the word being filled, its low used bits
+	used := 0
+	put := func(v uint32, n int) {
+		word |= uint64(v) << used
+		if used += n; used >= 64 {
+			p.words.add(word)
+			used -= 64
+			word = uint64(v) >> (n - used) // the bits that did not fit (none when used is 0)
+		}
+	}
+	for i := range cs.len() {
+		c := cs.get(i)
+		put(c.id, p.idBits)
+		put(c.shape, p.shapeBits)
+		put(c.score, scoreBits)
+	}
+	if used > 0 {
+		p.words.add(word)
+	}
+	return p
+}
+
+// get is case i: its three fields from one window of 64 bits, or, when
+// they take more, each from its own.
+func (p *packedCases) get(i int) compactCase {
+	at := i * p.width
+	v := p.window(at)
+	c := compactCase{id: uint32(v) & p.idMask}
+	if p.width > 64 {
+		c.shape, c.score = uint32(p.window(at+p.idBits)), uint32(p.window(at+p.idBits+p.shapeBits))
+	} else {
+		c.shape, c.score = uint32(v>>p.idBits), uint32(v>>(p.idBits+p.shapeBits))
+	}
+	c.shape &= p.shapeMask
+	c.score &= p.scoreMask
+	return c
+}
+
+// window is the 64 bits from bit at on (0 past the last word).
+func (p *packedCases) window(at int) uint64 {
+	w, b := at>>6, at&63
+	if w >= p.words.len() {
+		return 0 // all fields are empty
+	}
+	v := p.words.get(w) >> b
+	if b > 0 && w+1 < p.words.len() {
+		v |= p.words.get(w+1) << (64 - b)
+	}
+	return v
+}
+
 // scoreTable holds the scores of a compact read: a run's scores are mostly
 // a few hundred values, each stored once while there are at most
 // maxShared of them; past that a new value is stored for each case that
@@ -273,9 +356,9 @@ func (t *scoreTable) index(score float64) uint32 {
 }
 
 // idStore holds each distinct test id once: its bytes, after their length
-// as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap
-// but the first; an id longer than that has a chunk of its own), found by
-// an open-addressing table while reading.
+// as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap;
+// an id longer than that has a chunk of its own) after a first one of
+// minMapped on the heap, found by an open-addressing table while reading.
 type idStore struct {
 	bytes []*part[byte]
 	used  int             // bytes used in the last chunk
@@ -326,20 +409,22 @@ func (s *idStore) slot(id string) int {
 }
 
 func (s *idStore) grow() {
+	old := s.table
 	s.table = newPart[uint32](2 * len(s.table.s))
 	for i := range s.at.len() {
 		s.table.s[s.slot(s.view(uint32(i)))] = uint32(i) + 1
 	}
 	runtime.KeepAlive(s)
+	old.free()
 }
 
 // put stores id's bytes and returns where they are.
 func (s *idStore) put(id string) (uint32, error) {
 	need := binary.MaxVarintLen64 + len(id)
 	switch {
-	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run stays small
+	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run maps nothing
 		s.bytes = append(s.bytes, &part[byte]{})
-	case s.used+need > storeChunk:
+	case s.used+need > storeChunk, len(s.bytes) == 1 && s.used+need > minMapped:
 		if len(s.bytes) == maxChunks {
 			return 0, errTooLong
 		}
@@ -370,7 +455,10 @@ func (s *idStore) view(i uint32) string {
 	return unsafe.String(unsafe.SliceData(b[w:]), int(n))
 }
 
-func (s *idStore) finish() { s.table = nil }
+func (s *idStore) finish() {
+	s.table.free()
+	s.table = nil
+}
 
 // chunked is an append-only array of a type without pointers, in chunks
 // of chunkLen elements: the first grows on the heap (a small run stays
@@ -387,14 +475,18 @@ type chunked[T any] struct {
 const (
 	chunkShift = 14
 	chunkLen   = 1 << chunkShift
-	minMapped  = 64 << 10 // bytes: a smaller chunk is on the heap
+	minMapped  = 16 << 10 // bytes: a smaller part is on the heap (a chunk of chunkLen bytes is not)
 )
 
 // part is the handle of values of a type without pointers: outside the
 // heap from minMapped bytes on (mapChunk), given back when the handle is
-// unreachable, so whoever touches s keeps the handle alive until done
-// (runtime.KeepAlive).
-type part[T any] struct{ s []T }
+// unreachable (or by free), so whoever touches s keeps the handle alive
+// until done (runtime.KeepAlive).
+type part[T any] struct {
+	s       []T
+	mapped  []byte          // s's bytes when outside the heap
+	cleanup runtime.Cleanup // unmaps them when the handle goes
+}
 
 // newPart is a part of n zeroed values.
 func newPart[T any](n int) *part[T] {
@@ -407,9 +499,20 @@ func newPart[T any](n int) *part[T] {
 		panic("run: chunked values with pointers cannot live outside the heap")
 	}
 	b := mapChunk(size)
-	ch := &part[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)}
-	runtime.AddCleanup(ch, unmapChunk, b)
+	ch := &part[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n), mapped: b}
+	ch.cleanup = runtime.AddCleanup(ch, unmapChunk, b)
 	return ch
+}
+
+// free gives back a part outside the heap now, before its handle goes
+// (nothing may touch it after), and does nothing for one on the heap.
+func (ch *part[T]) free() {
+	if ch == nil || ch.mapped == nil {
+		return
+	}
+	ch.cleanup.Stop() // it would unmap whatever is mapped there by then
+	unmapChunk(ch.mapped)
+	ch.s, ch.mapped = nil, nil
 }
 
 // hasPointers tells whether a value of type t holds a pointer.
@@ -460,3 +563,11 @@ func (c *chunked[T]) set(i int, v T) {
 }
 
 func (c *chunked[T]) len() int { return c.n }
+
+// free gives back c's chunks now (part.free) and empties it.
+func (c *chunked[T]) free() {
+	for _, ch := range c.chunks {
+		ch.free()
+	}
+	*c = chunked[T]{}
+}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"runtime"
@@ -56,18 +57,11 @@ func TestIDStoreLongIDs(t *testing.T) {
 // TestChunksGiveBack: chunks outside the heap go back when their chunked
 // does (a Run's cleanup), so reading run after run does not grow.
 func TestChunksGiveBack(t *testing.T) {
-	statm, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
+	if _, err := os.ReadFile("/proc/self/statm"); err != nil {
 		t.Skip("no /proc/self/statm to read the resident size from")
 	}
-	resident := func() int { // pages
-		statm, _ = os.ReadFile("/proc/self/statm")
-		f := strings.Fields(string(statm))
-		n, _ := strconv.Atoi(f[1])
-		return n
-	}
 	const perRound = 32 << 20 // bytes touched a round
-	base := resident()
+	base := residentPages()
 	for round := range 16 {
 		var c chunked[uint64]
 		for i := range perRound / 8 {
@@ -82,9 +76,17 @@ func TestChunksGiveBack(t *testing.T) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	if grown := (resident() - base) * os.Getpagesize(); grown > 4*perRound {
+	if grown := (residentPages() - base) * os.Getpagesize(); grown > 4*perRound {
 		t.Errorf("resident size grew %d MiB over 16 rounds of %d MiB", grown>>20, perRound>>20)
 	}
+}
+
+// residentPages is the process's resident size in pages (/proc/self/statm).
+func residentPages() int {
+	statm, _ := os.ReadFile("/proc/self/statm")
+	f := strings.Fields(string(statm))
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
 
 // TestHasPointers: hasPointers, which keeps a type with pointers out of
@@ -119,4 +121,66 @@ func TestHasPointers(t *testing.T) {
 		}
 	}()
 	newPart[string](minMapped)
+}
+
+// TestPackCases: packed cases come back as they went in, whatever the
+// widths of their fields (none to 32 bits), across words and chunks.
+func TestPackCases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, top := range []compactCase{{0, 0, 0}, {1, 0, 1}, {1<<20 - 1, 4095, 1<<17 - 1}, {math.MaxUint32, math.MaxUint32, math.MaxUint32}, {5, math.MaxUint32, 0}} {
+		var cs chunked[compactCase]
+		var want []compactCase
+		pick := func(top uint32) uint32 { // up to top, top included
+			if top == math.MaxUint32 {
+				return rng.Uint32()
+			}
+			return rng.Uint32N(top + 1)
+		}
+		for range 40000 {
+			c := compactCase{pick(top.id), pick(top.shape), pick(top.score)}
+			cs.add(c)
+			want = append(want, c)
+		}
+		p := packCases(&cs)
+		if p.n != len(want) {
+			t.Fatalf("%+v: %d cases; want %d", top, p.n, len(want))
+		}
+		for i, c := range want {
+			if got := p.get(i); got != c {
+				t.Fatalf("%+v: case %d is %+v; want %+v", top, i, got, c)
+			}
+		}
+	}
+}
+
+// TestFreeNow: a chunked freed by hand gives its chunks back at once,
+// and their cleanups, stopped, do not unmap what is mapped there later.
+func TestFreeNow(t *testing.T) {
+	if _, err := os.ReadFile("/proc/self/statm"); err != nil {
+		t.Skip("no /proc/self/statm to read the resident size from")
+	}
+	const n = 32 << 20 / 8 // values of 32 MiB
+	fill := func(c *chunked[uint64]) {
+		for i := range n {
+			c.add(uint64(i))
+		}
+	}
+	var c chunked[uint64]
+	fill(&c)
+	before := residentPages()
+	c.free()
+	if freed := (before - residentPages()) * os.Getpagesize(); freed < 24<<20 {
+		t.Errorf("free gave back %d MiB of 32", freed>>20)
+	}
+	var later chunked[uint64]
+	fill(&later)
+	for range 4 { // the cleanups of c's handles, were they not stopped, run now
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := 0; i < n; i += 999 {
+		if later.get(i) != uint64(i) {
+			t.Fatalf("value %d comes back as %d", i, later.get(i))
+		}
+	}
 }

@@ -30,6 +30,7 @@ func (r *Run) readManifest(file, rel string) error {
 	}
 	if cfg.keep != nil {
 		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true
+		defer t.free() // on every path: its records are outside the heap
 	}
 	p := startPipeline(f, cfg)
 	defer p.stop()

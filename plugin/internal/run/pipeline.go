@@ -13,11 +13,16 @@ import (
 // The manifest pipeline: one goroutine reads the file into blocks of whole
 // lines, parseWorkers goroutines parse blocks into cases, and the caller
 // merges blocks in file order (pipeline.ordered). Memory stays bounded: at
-// most maxBlocks buffers exist, each reused once its block is parsed.
+// most maxBlocks buffers of blockSize exist, each reused once its block is
+// parsed. A line longer than a block gets a buffer of its own outside the
+// heap (mapChunk), given back as soon as its block is parsed, so that the
+// collector neither keeps it nor lets it double its goal; such buffers
+// hold at most longBudget bytes at a time.
 
 const (
-	blockSize = 256 << 10 // bytes read at a time; a longer line grows its buffer
-	maxBlocks = 8         // buffers in flight
+	blockSize  = 256 << 10 // bytes read at a time
+	maxBlocks  = 8         // buffers of blockSize in flight
+	longBudget = 16 << 20  // bytes in flight in long lines' buffers (one line may take more, alone)
 )
 
 var parseWorkers = max(1, min(runtime.GOMAXPROCS(0), 4))
@@ -28,6 +33,7 @@ type block struct {
 	buf   []byte // lines; only the file's last line may lack its newline
 	off   int64  // file offset of buf[0]
 	first bool   // buf starts at line 1 (whose byte order mark is dropped)
+	long  int    // buf is a long line's (see growLong), holding this many of the longBudget tokens
 	done  chan struct{}
 
 	readErr error // reading failed here; buf is empty
@@ -43,6 +49,9 @@ type pipeline struct {
 	ordered <-chan *block
 	quit    chan struct{}
 	wg      sync.WaitGroup
+
+	pool   chan []byte   // the buffers of blockSize not in flight
+	tokens chan struct{} // longBudget in blockSize units, less what long lines' buffers hold
 }
 
 // parseConfig is how the workers parse rows: with outline, cases keep
@@ -64,14 +73,19 @@ type parseConfig struct {
 func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 	ordered := make(chan *block, maxBlocks)
 	work := make(chan *block, maxBlocks)
-	pool := make(chan []byte, maxBlocks)
-	p := &pipeline{ordered: ordered, quit: make(chan struct{})}
+	p := &pipeline{
+		ordered: ordered, quit: make(chan struct{}),
+		pool: make(chan []byte, maxBlocks), tokens: make(chan struct{}, longBudget/blockSize),
+	}
+	for range cap(p.tokens) {
+		p.tokens <- struct{}{}
+	}
 	p.wg.Add(1 + parseWorkers)
 	go func() {
 		defer p.wg.Done()
 		defer close(ordered)
 		defer close(work)
-		p.read(src, work, ordered, pool)
+		p.read(src, work, ordered)
 	}()
 	for range parseWorkers {
 		go func() {
@@ -85,8 +99,10 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 			for b := range work {
 				b.rows = make([]parsedRow, 0, rowsHint)
 				b.parse(&sk, &a)
-				rowsHint = len(b.rows) + len(b.rows)/4
-				pool <- b.buf[:0]
+				if b.long == 0 {
+					rowsHint = len(b.rows) + len(b.rows)/4
+				}
+				p.free(b.buf, b.long)
 				b.buf = nil
 				close(b.done)
 			}
@@ -102,16 +118,37 @@ func (p *pipeline) stop() {
 	p.wg.Wait()
 }
 
+// free gives back a block's buffer: to the pool, or, when it is a long
+// line's holding tokens, to the system.
+func (p *pipeline) free(buf []byte, tokens int) {
+	if tokens == 0 {
+		p.pool <- buf[:0] // never blocks: the pool holds every buffer of blockSize
+		return
+	}
+	unmapChunk(buf[:cap(buf)])
+	p.give(tokens)
+}
+
+// give puts back tokens of longBudget.
+func (p *pipeline) give(tokens int) {
+	for range tokens {
+		p.tokens <- struct{}{}
+	}
+}
+
 // read cuts src into blocks and sends each to the workers and, in order,
 // to the merge.
-func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []byte) {
+func (p *pipeline) read(src io.Reader, work, ordered chan<- *block) {
 	made := 0
-	var carry []byte // the unfinished line at the end of the previous read
+	carry := make([]byte, 0, blockSize) // the unfinished line at the end of the previous read
 	var off int64
 	send := func(b *block) bool {
 		select {
 		case ordered <- b:
 		case <-p.quit:
+			if b.readErr == nil {
+				p.free(b.buf, b.long)
+			}
 			return false
 		}
 		if b.readErr != nil {
@@ -124,14 +161,14 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []
 	for first := true; ; first = false {
 		var buf []byte
 		select {
-		case buf = <-pool:
+		case buf = <-p.pool:
 		default:
 			if made < maxBlocks {
 				buf = make([]byte, 0, blockSize)
 				made++
 			} else {
 				select {
-				case buf = <-pool:
+				case buf = <-p.pool:
 				case <-p.quit:
 					return
 				}
@@ -140,17 +177,22 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []
 		buf = append(buf, carry...)
 		eof := false
 		cut := -1
+		long := 0
 		for cut < 0 && !eof {
 			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)] // grow for a long line
+				var ok bool
+				if buf, long, ok = p.growLong(buf, long); !ok {
+					return
+				}
 			}
-			n, err := io.ReadFull(src, buf[len(buf):cap(buf)])
+			n, err := io.ReadFull(src, buf[len(buf):min(cap(buf), len(buf)+blockSize)])
 			read := len(buf) // the bytes before hold no newline
 			buf = buf[:len(buf)+n]
 			switch {
 			case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 				eof = true
 			case err != nil:
+				p.free(buf, long)
 				send(&block{readErr: err, done: make(chan struct{})})
 				return
 			}
@@ -163,13 +205,35 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block, pool chan []
 		} else {
 			cut++
 		}
-		carry = append(carry[:0], buf[cut:]...)
-		b := &block{buf: buf[:cut], off: off, first: first, done: make(chan struct{})}
+		carry = append(carry[:0], buf[cut:]...) // at most one read: never grows
+		b := &block{buf: buf[:cut], off: off, first: first, long: long, done: make(chan struct{})}
 		off += int64(cut)
 		if !send(b) || eof {
 			return
 		}
 	}
+}
+
+// growLong makes room in buf, full and without a newline, for the rest of
+// a line longer than a block: a buffer outside the heap of twice its size
+// (the pages past the line's end are never touched, so never resident),
+// holding that many tokens of longBudget (all of them, at most), which it
+// waits for. It gives back buf (to the pool, or as free does) and tells
+// whether the pipeline goes on.
+func (p *pipeline) growLong(buf []byte, tokens int) (grown []byte, held int, ok bool) {
+	grown = mapChunk(2 * cap(buf))[:len(buf)]
+	copy(grown, buf)
+	p.free(buf, tokens)
+	for want := min(cap(grown)/blockSize, cap(p.tokens)); held < want; held++ {
+		select {
+		case <-p.tokens:
+		case <-p.quit:
+			unmapChunk(grown[:cap(grown)])
+			p.give(held)
+			return nil, 0, false
+		}
+	}
+	return grown, held, true
 }
 
 // parse parses the block's lines, stopping at the first bad row.

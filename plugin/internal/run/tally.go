@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"slices"
+	"unsafe"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/safefile"
@@ -20,7 +21,7 @@ import (
 // groups them needs no copy of them all: 1M rows cost about 20 MB,
 // whatever the rows hold.
 type tally struct {
-	buckets [256][]tallyRecord
+	buckets [256]tallyRecords
 	rows    int
 
 	// Filled by finish.
@@ -59,17 +60,51 @@ func (s tallySeeds) tallyKey(h *rowHead, eval uint64) (uint64, uint32) {
 
 // add records the row at line with the hashes tallyKey gave.
 func (t *tally) add(h uint64, key uint32, line int) {
-	t.buckets[h>>56] = append(t.buckets[h>>56], tallyRecord{h: h, key: key, line: uint32(line)})
+	t.buckets[h>>56].add(tallyRecord{h: h, key: key, line: uint32(line)})
 	t.rows++
 }
 
-// finish groups the records into cases: it counts the winning rows'
+// tallyRecords are a bucket's records: on the heap up to minMapped bytes,
+// then outside it (mapChunk), so the collector neither scans 1M rows' 16
+// MB nor lets them double its goal. Whoever makes a tally frees it.
+type tallyRecords struct {
+	s      []tallyRecord
+	mapped []byte // s's bytes once outside the heap
+}
+
+func (rs *tallyRecords) add(r tallyRecord) {
+	if len(rs.s) == cap(rs.s) && (len(rs.s)+1)*int(unsafe.Sizeof(r)) > minMapped {
+		b := mapChunk(2 * len(rs.s) * int(unsafe.Sizeof(r)))
+		s := unsafe.Slice((*tallyRecord)(unsafe.Pointer(unsafe.SliceData(b))), 2*len(rs.s))[:len(rs.s)]
+		copy(s, rs.s)
+		rs.free()
+		rs.s, rs.mapped = s, b
+	}
+	rs.s = append(rs.s, r)
+}
+
+// free gives the records back; nothing may touch them after.
+func (rs *tallyRecords) free() {
+	if rs.mapped != nil {
+		unmapChunk(rs.mapped)
+	}
+	*rs = tallyRecords{}
+}
+
+// free gives back what the buckets hold, whether finished or not.
+func (t *tally) free() {
+	for b := range t.buckets {
+		t.buckets[b].free()
+	}
+}
+
+// finish groups the tallyRecords into cases: it counts the winning rows'
 // outcomes and the duplicates and lists each case's first line. It frees
-// the records.
+// the tallyRecords.
 func (t *tally) finish() {
 	t.firsts = make([]uint32, 0, t.rows)
 	for b := range t.buckets {
-		rs := t.buckets[b]
+		rs := t.buckets[b].s
 		slices.SortFunc(rs, func(a, b tallyRecord) int {
 			return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.key>>2, b.key>>2), cmp.Compare(a.line, b.line))
 		})
@@ -85,7 +120,7 @@ func (t *tally) finish() {
 			t.firsts = append(t.firsts, rs[i].line)
 			i = j
 		}
-		t.buckets[b] = nil
+		t.buckets[b].free()
 	}
 	slices.Sort(t.firsts)
 	t.firsts = slices.Clip(t.firsts) // kept by the Run: not the room of duplicate rows
