@@ -60,6 +60,9 @@ type schemas struct {
 	// when per_case has keywords other than type and items, so the file
 	// cannot be validated entry by entry.
 	entry *gojsonschema.Schema
+	// parts is the entry schema split by property (see entryParts); nil
+	// when it cannot be split exactly.
+	parts *entryParts
 }
 
 var compiledSchemas = sync.OnceValues(func() (schemas, error) {
@@ -95,8 +98,117 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 	if err == nil {
 		ss.entry, err = schema.Compile("feedback.schema.json (per_case items)", entry)
 	}
+	if err == nil {
+		ss.parts, err = compileParts(items, doc.Definitions)
+	}
 	return ss, err
 })
+
+// entryParts is the entry schema split by property, so that a value that
+// repeats across entries (a verdict, a target, the automated result of a
+// common outcome) is validated once (see entryResults.checkRaw). The case
+// schema asks only for an object's type, required names and each
+// property's own schema, so what gojsonschema reports of an entry is
+// exactly what shell reports of its names (the case schema with every
+// property's schema true) and, for each property p it has, what props[p]
+// reports of {p: value}: the case schema's properties.p alone, with the
+// same definitions, at the same path.
+type entryParts struct {
+	shell *gojsonschema.Schema
+	names map[string]int // property → index in props
+	props []*gojsonschema.Schema
+}
+
+// caseKeywords are the keywords the case schema may have to be split:
+// none of them looks at a property's value.
+var caseKeywords = map[string]bool{"type": true, "required": true, "properties": true, "description": true, "title": true, "$comment": true}
+
+// compileParts compiles the parts of per_case's items schema, nil when it
+// is not a case schema that splits (or $ref or $id could resolve
+// differently in a part).
+func compileParts(items map[string]json.RawMessage, definitions json.RawMessage) (*entryParts, error) {
+	var defs map[string]json.RawMessage
+	if err := json.Unmarshal(definitions, &defs); err != nil || !refsInternal(schema.JSON) {
+		return nil, nil
+	}
+	var ref string
+	if len(items) != 3 || json.Unmarshal(items["$ref"], &ref) != nil || !strings.HasPrefix(ref, "#/definitions/") {
+		return nil, nil // items is not {"$ref": …} (beside $schema and definitions)
+	}
+	var kw, props map[string]json.RawMessage
+	if json.Unmarshal(defs[strings.TrimPrefix(ref, "#/definitions/")], &kw) != nil || json.Unmarshal(kw["properties"], &props) != nil {
+		return nil, nil
+	}
+	for k := range kw {
+		if !caseKeywords[k] {
+			return nil, nil
+		}
+	}
+	draft := items["$schema"]
+	compile := func(what string, v any) (*gojsonschema.Schema, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return schema.Compile("feedback.schema.json (per_case items, "+what+")", b)
+	}
+	parts := &entryParts{names: map[string]int{}}
+	shellProps := map[string]bool{}
+	for name, p := range props {
+		s, err := compile("property "+name, map[string]any{"$schema": draft, "definitions": definitions,
+			"properties": map[string]json.RawMessage{name: p}})
+		if err != nil {
+			return nil, err
+		}
+		parts.names[name] = len(parts.props)
+		parts.props = append(parts.props, s)
+		shellProps[name] = true
+	}
+	kw["$schema"] = draft
+	shell := map[string]any{"properties": shellProps}
+	for k, v := range kw {
+		if k != "properties" {
+			shell[k] = v
+		}
+	}
+	var err error
+	parts.shell, err = compile("names", shell)
+	return parts, err
+}
+
+// refsInternal tells whether every $ref in the schema data points into
+// its definitions and no $id but the root's changes what they resolve
+// against: then they resolve the same in a part compiled with the
+// definitions beside it. Any other shape (or a property named $ref or
+// $id) is refused.
+func refsInternal(data []byte) bool {
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	var ok func(v any, root bool) bool
+	ok = func(v any, root bool) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if r, isStr := x.(string); k == "$ref" && (!isStr || !strings.HasPrefix(r, "#/definitions/")) || k == "$id" && !root {
+					return false
+				}
+				if !ok(x, false) {
+					return false
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if !ok(x, false) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return ok(doc, true)
+}
 
 // Validate checks data against the feedback schema and for duplicate
 // per_case entries (same suite, test_id, target and variant). It returns every
@@ -196,11 +308,19 @@ type decoded struct {
 func (d decoded) LoadJSON() (any, error) { return d.doc, nil }
 
 // validateLoaded validates the document l loads with s, prefixing each
-// problem's path with prefix. A panic inside gojsonschema (it dereferences
-// nil on a number it cannot parse, e.g. json.Number(".5"), which tree no
-// longer makes) is an error, not a crash of the command: Validate runs on
-// other goroutines, where a panic would end the process with a stack trace.
-func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) (problems []Problem, err error) {
+// problem's path with prefix.
+func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) ([]Problem, error) {
+	problems, err := validateRel(s, l, prefix)
+	return appendPrefixed(nil, problems, prefix), err
+}
+
+// validateRel validates the document l loads with s, the value at prefix
+// in its document: the problems' paths are relative to it. A panic inside
+// gojsonschema (it dereferences nil on a number it cannot parse, e.g.
+// json.Number(".5"), which tree no longer makes) is an error naming
+// prefix, not a crash of the command: Validate runs on other goroutines,
+// where a panic would end the process with a stack trace.
+func validateRel(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) (problems []Problem, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			where := prefix
@@ -215,7 +335,15 @@ func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix st
 		return nil, err
 	}
 	for _, re := range res.Errors() {
-		p := problemOf(re)
+		problems = append(problems, problemOf(re))
+	}
+	return problems, nil
+}
+
+// appendPrefixed appends problems to dst, each path prefixed with prefix
+// (the path of their document's value in the whole; "" for the whole).
+func appendPrefixed(dst, problems []Problem, prefix string) []Problem {
+	for _, p := range problems {
 		if prefix != "" {
 			if p.Path == RootPath {
 				p.Path = prefix
@@ -223,9 +351,9 @@ func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix st
 				p.Path = prefix + "." + p.Path
 			}
 		}
-		problems = append(problems, p)
+		dst = append(dst, p)
 	}
-	return problems, nil
+	return dst
 }
 
 var errNotJSON = errors.New("not JSON")
@@ -236,11 +364,9 @@ func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Probl
 	r := newEntryResults(s, len(entries))
 	err := inBlocks(len(entries), func(t *treeReader, block, lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			doc, ok := t.read(entries[i], 2) // in the document and per_case
-			if !ok {
+			if ok, err := r.checkRaw(t, block, i, entries[i]); !ok {
 				return errNotJSON
-			}
-			if err := r.check(block, i, doc); err != nil {
+			} else if err != nil {
 				return err
 			}
 		}
@@ -286,12 +412,130 @@ func inBlocks(n int, fn func(t *treeReader, block, lo, hi int) error) error {
 // their problems in entry order and their identities for duplicates.
 type entryResults struct {
 	schema *gojsonschema.Schema
+	parts  *entryParts // the schema by parts, nil when it does not split
 	keys   []caseid.ID
 	found  [][]Problem // by block
 }
 
 func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
-	return &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
+	r := &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
+	if ss, err := compiledSchemas(); err == nil && s == ss.entry {
+		r.parts = ss.parts
+	}
+	return r
+}
+
+// entryMemo is what one core has validated by parts (see checkRaw): the
+// problems, with paths relative to the entry, of each property's values
+// and of each sequence of names, by their bytes.
+type entryMemo struct {
+	names   map[string][]Problem
+	props   []map[string][]Problem // by entryParts index
+	seq     []byte                 // the names of the entry being read
+	members []rawMember            // of the entry being read
+}
+
+// rawMember is a member of an entry: its value's bytes and, unless they
+// were validated before (and are not an identity field), its value.
+type rawMember struct {
+	key  string
+	prop int // entryParts index, -1 for a name the schema does not declare
+	raw  []byte
+	v    any
+}
+
+// memoLimit caps the values an entryMemo remembers per property.
+const memoLimit = 8192
+
+// remember records the problems of key in m, while m has room.
+func remember(m map[string][]Problem, key []byte, problems []Problem) {
+	if len(m) < memoLimit {
+		m[string(key)] = problems
+	}
+}
+
+// checkRaw validates entry i of block, raw JSON as per_case holds it; ok
+// is false when raw is not JSON. An object is validated by parts (see
+// entryParts), each part's problems remembered on t's core for the next
+// entry with the same bytes there: the bytes of a JSON value decode to one
+// tree, which gojsonschema always judges the same, and a value already
+// judged is known to be JSON. Anything else is validated whole, as check
+// does.
+func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok bool, err error) {
+	if r.parts == nil || raw[0] != '{' {
+		doc, ok := t.read(raw, 2) // in the document and per_case
+		if !ok {
+			return false, nil
+		}
+		return true, r.check(block, i, doc)
+	}
+	m := &t.memo
+	if m.names == nil {
+		m.names, m.props = map[string][]Problem{}, make([]map[string][]Problem, len(r.parts.props))
+		for p := range m.props {
+			m.props[p] = map[string][]Problem{}
+		}
+	}
+	m.seq, m.members = m.seq[:0], m.members[:0]
+	t.b, t.i, t.bad = raw, 0, false
+	t.object(func(k string) {
+		m.seq = append(strconv.AppendInt(m.seq, int64(len(k)), 10), ':')
+		m.seq = append(m.seq, k...)
+		start := skipSpace(t.b, t.i)
+		p, declared := r.parts.names[k]
+		if !declared {
+			p = -1
+		} else if !slices.Contains(identityFields[:], k) {
+			end := skipValue(t.b, start)
+			if _, seen := m.props[p][string(t.b[start:end])]; seen {
+				t.i = end
+				m.members = append(m.members, rawMember{k, p, t.b[start:end], nil})
+				return
+			}
+		}
+		v := t.value(3) // in the document, per_case and the entry
+		m.members = append(m.members, rawMember{k, p, t.b[start:t.i], v})
+	})
+	if t.space(); t.bad || t.i != len(t.b) {
+		return false, nil
+	}
+	prefix := "per_case." + strconv.Itoa(i)
+	problems, seen := m.names[string(m.seq)]
+	if !seen {
+		names := make(map[string]any, len(m.members))
+		for _, mb := range m.members {
+			names[mb.key] = nil
+		}
+		if problems, err = validateRel(r.parts.shell, decoded{gojsonschema.NewGoLoader(nil), names}, prefix); err != nil {
+			return true, err
+		}
+		remember(m.names, m.seq, problems)
+	}
+	found := appendPrefixed(r.found[block], problems, prefix)
+	for j, mb := range m.members {
+		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o rawMember) bool { return o.key == mb.key }) {
+			continue // not declared, or not the member that counts
+		}
+		problems, seen := m.props[mb.prop][string(mb.raw)]
+		if !seen {
+			doc := decoded{gojsonschema.NewGoLoader(nil), map[string]any{mb.key: mb.v}}
+			if problems, err = validateRel(r.parts.props[mb.prop], doc, prefix); err != nil {
+				return true, err
+			}
+			remember(m.props[mb.prop], mb.raw, problems)
+		}
+		found = appendPrefixed(found, problems, prefix)
+	}
+	r.found[block] = found
+	r.keys[i] = keyOf(func(k string) any {
+		for j := len(m.members) - 1; j >= 0; j-- {
+			if m.members[j].key == k {
+				return m.members[j].v
+			}
+		}
+		return nil
+	})
+	return true, nil
 }
 
 // check validates entry i of block, decoded as doc.
@@ -518,8 +762,17 @@ func entryKeys(entries []json.RawMessage) []caseid.ID {
 // schema reports them.
 func entryKey(entry any) caseid.ID {
 	e, _ := entry.(map[string]any)
+	return keyOf(func(k string) any { return e[k] })
+}
+
+// identityFields are the names of an entry's identity (see keyOf).
+var identityFields = [...]string{"suite", "test_id", "target", "variant", "eval_path"}
+
+// keyOf is the identity of the entry whose member k is field(k) (nil when
+// it has none).
+func keyOf(field func(k string) any) caseid.ID {
 	text := func(k string) string {
-		s, _ := e[k].(string)
+		s, _ := field(k).(string)
 		return s
 	}
 	return caseid.ID{Suite: text("suite"), TestID: text("test_id"), Target: text("target"), Variant: text("variant"), EvalPath: text("eval_path")}

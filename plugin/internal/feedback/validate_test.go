@@ -283,8 +283,8 @@ func validateWhole(t *testing.T, data []byte) []Problem {
 // exactly the problems, with the same paths and messages, as validating
 // the whole document.
 func FuzzSplitMatchesWhole(f *testing.F) {
-	if ss, err := compiledSchemas(); err != nil || ss.entry == nil {
-		f.Fatalf("the schema does not split (%v): Validate would not use the entry schema", err)
+	if ss, err := compiledSchemas(); err != nil || ss.entry == nil || ss.parts == nil {
+		f.Fatalf("the schema does not split (%v): Validate would not use the entry schema by parts", err)
 	}
 	for _, s := range feedbackSeeds(f) {
 		f.Add(s)
@@ -297,6 +297,15 @@ func FuzzSplitMatchesWhole(f *testing.F) {
 		minimal + `,"per_case":[1,true,null,"x",[2],{"test_id":"a","verdict":"flaky"},{"test_id":"a","verdict":"flaky"}],"summary":{"cases":1},"z":7}`,
 		minimal + `,"per_case":[{"test_id":"a","verdict":"x"}],"per\u005fcase":[{"test_id":"a","verdict":"y"}, 3 ],"n":-1.5e3}`,
 		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky"},7],"per_case":[{"test_id":"b","verdict":"flaky"},{"test_id":"b","verdict":"flaky"},false]}`,
+		// Values repeated across entries, judged once by parts: the
+		// same problems at each entry's path.
+		minimal + `,"per_case":[` + strings.Repeat(`{"test_id":"a","verdict":"meh","automated":{"score":"x","graders":[{"key":"k"}]},"fingerprint_version":0},`, 3) +
+			`{"verdict":"meh","test_id":"b","automated": {"score":"x","graders":[{"key":"k"}]}},{"test_id":"c"},{"test_id":"c"},{}]}`,
+		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","evaluator_overrides":{"Invalid":5,"(root)":1,"a.b":[1]}},` +
+			`{"test_id":"b","verdict":"flaky","evaluator_overrides":{"Invalid":5,"(root)":1,"a.b":[1]}}]}`,
+		minimal + `,"per_case":[{"test_id":"a","verdict":"x","verdict":"flaky"},{"test_id":"b","verdict":"flaky","verdict":"x"},` +
+			`{"test_\u0069d":"c","verd\u0069ct":"flaky","test_id":"d","signals":["flaky_results","flaky_results"]},{"test_id":"e","verdict":"flaky","signals":["flaky_results","flaky_results"]}]}`,
+		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","target":7,"reviewed_at":"soon"},{"target":7,"test_id":"a","verdict":"flaky","reviewed_at":"soon"},{"test_id":"a","target":7}]}`,
 	} {
 		f.Add([]byte(s))
 	}
