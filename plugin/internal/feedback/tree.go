@@ -29,7 +29,6 @@ type treeReader struct {
 	bad              bool
 	keys, strs, nums map[string]any // keys and strings as string, numbers as json.Number
 	members          []treeItem     // of the objects being read, innermost last
-	memo             entryMemo      // what entryResults.checkRaw validated with it
 }
 
 // shareLimit caps the values a treeReader shares.

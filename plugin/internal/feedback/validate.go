@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"runtime"
 	"slices"
@@ -414,53 +415,119 @@ type entryResults struct {
 	schema *gojsonschema.Schema
 	parts  *entryParts // the schema by parts, nil when it does not split
 	keys   []caseid.ID
-	found  [][]Problem // by block
+	found  [][]Problem  // by block
+	memos  []*entryMemo // by block, while its entries are checked
+	mu     sync.Mutex   // guards free
+	free   []*entryMemo // of the blocks checked, for the next ones
 }
 
 func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
 	r := &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
-	if ss, err := compiledSchemas(); err == nil && s == ss.entry {
-		r.parts = ss.parts
+	if ss, err := compiledSchemas(); err == nil && s == ss.entry && ss.parts != nil {
+		r.parts, r.memos = ss.parts, make([]*entryMemo, len(r.found))
 	}
 	return r
 }
 
-// entryMemo is what one core has validated by parts (see checkRaw): the
-// problems, with paths relative to the entry, of each property's values
-// and of each sequence of names, by their bytes.
+// entryMemo is what the entries of a few blocks, checked one after
+// another on one core, had validated by parts (see byParts): the problems,
+// with paths relative to the entry, of each sequence of names and of each
+// property's values, by their keys. A value's key is its JSON (checkRaw)
+// or appendTreeKey's encoding of its tree (check), never both for one
+// entryResults.
 type entryMemo struct {
 	names   map[string][]Problem
 	props   []map[string][]Problem // by entryParts index
-	seq     []byte                 // the names of the entry being read
-	members []rawMember            // of the entry being read
+	seq     []byte                 // the names of the entry being checked
+	keys    []byte                 // the keys of its values (check)
+	members []entryMember          // of the entry being checked
 }
 
-// rawMember is a member of an entry: its value's bytes and, unless they
-// were validated before (and are not an identity field), its value.
-type rawMember struct {
+// entryMember is a member of the entry being checked.
+type entryMember struct {
 	key  string
-	prop int // entryParts index, -1 for a name the schema does not declare
-	raw  []byte
-	v    any
+	prop int    // entryParts index, -1 for a name the schema does not declare
+	raw  []byte // the key of its value
+	v    any    // its value, nil when raw was judged before (checkRaw)
 }
 
 // memoLimit caps the values an entryMemo remembers per property.
 const memoLimit = 8192
 
-// remember records the problems of key in m, while m has room.
-func remember(m map[string][]Problem, key []byte, problems []Problem) {
-	if len(m) < memoLimit {
-		m[string(key)] = problems
+// memo is block's entryMemo, taken from those of the blocks checked when
+// its first entry is.
+func (r *entryResults) memo(block int) *entryMemo {
+	if m := r.memos[block]; m != nil {
+		return m
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.free); n > 0 {
+		r.memos[block], r.free = r.free[n-1], r.free[:n-1]
+		return r.memos[block]
+	}
+	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, len(r.parts.props))}
+	for p := range m.props {
+		m.props[p] = map[string][]Problem{}
+	}
+	r.memos[block] = m
+	return m
+}
+
+// appendName adds name k to the entry's sequence of names.
+func (m *entryMemo) appendName(k string) {
+	m.seq = append(strconv.AppendInt(m.seq, int64(len(k)), 10), ':')
+	m.seq = append(m.seq, k...)
+}
+
+// remember records the problems of key in memo, while it has room.
+func remember(memo map[string][]Problem, key []byte, problems []Problem) {
+	if len(memo) < memoLimit {
+		memo[string(key)] = problems
 	}
 }
 
+// check validates entry i of block, decoded as doc: an object by parts,
+// each value known by appendTreeKey's encoding of it; anything else whole.
+func (r *entryResults) check(block, i int, doc any) error {
+	e, isObject := doc.(map[string]any)
+	if r.parts == nil || !isObject {
+		r.keys[i] = entryKey(doc)
+		ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
+		r.found[block] = append(r.found[block], ps...)
+		return err
+	}
+	m := r.memo(block)
+	m.members, m.seq, m.keys = m.members[:0], m.seq[:0], m.keys[:0]
+	for k, v := range e {
+		p, declared := r.parts.names[k]
+		if !declared {
+			p = -1
+		}
+		m.members = append(m.members, entryMember{key: k, prop: p, v: v})
+	}
+	slices.SortFunc(m.members, func(a, b entryMember) int { return strings.Compare(a.key, b.key) })
+	for j := range m.members {
+		mb := &m.members[j]
+		m.appendName(mb.key)
+		if mb.prop >= 0 {
+			start := len(m.keys)
+			var known bool
+			if m.keys, known = appendTreeKey(m.keys, mb.v); !known {
+				mb.raw = nil // not remembered
+			} else {
+				mb.raw = m.keys[start:]
+			}
+		}
+	}
+	return r.byParts(m, block, i)
+}
+
 // checkRaw validates entry i of block, raw JSON as per_case holds it; ok
-// is false when raw is not JSON. An object is validated by parts (see
-// entryParts), each part's problems remembered on t's core for the next
-// entry with the same bytes there: the bytes of a JSON value decode to one
-// tree, which gojsonschema always judges the same, and a value already
-// judged is known to be JSON. Anything else is validated whole, as check
-// does.
+// is false when raw is not JSON. An object is validated by parts, each
+// value known by its bytes: the bytes of a JSON value decode to one tree,
+// and bytes judged before are known to be JSON, so they are not decoded
+// again (but for an identity field). Anything else is validated whole.
 func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok bool, err error) {
 	if r.parts == nil || raw[0] != '{' {
 		doc, ok := t.read(raw, 2) // in the document and per_case
@@ -469,18 +536,11 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		}
 		return true, r.check(block, i, doc)
 	}
-	m := &t.memo
-	if m.names == nil {
-		m.names, m.props = map[string][]Problem{}, make([]map[string][]Problem, len(r.parts.props))
-		for p := range m.props {
-			m.props[p] = map[string][]Problem{}
-		}
-	}
-	m.seq, m.members = m.seq[:0], m.members[:0]
+	m := r.memo(block)
+	m.members, m.seq = m.members[:0], m.seq[:0]
 	t.b, t.i, t.bad = raw, 0, false
 	t.object(func(k string) {
-		m.seq = append(strconv.AppendInt(m.seq, int64(len(k)), 10), ':')
-		m.seq = append(m.seq, k...)
+		m.appendName(k)
 		start := skipSpace(t.b, t.i)
 		p, declared := r.parts.names[k]
 		if !declared {
@@ -489,16 +549,24 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 			end := skipValue(t.b, start)
 			if _, seen := m.props[p][string(t.b[start:end])]; seen {
 				t.i = end
-				m.members = append(m.members, rawMember{k, p, t.b[start:end], nil})
+				m.members = append(m.members, entryMember{k, p, t.b[start:end], nil})
 				return
 			}
 		}
 		v := t.value(3) // in the document, per_case and the entry
-		m.members = append(m.members, rawMember{k, p, t.b[start:t.i], v})
+		m.members = append(m.members, entryMember{k, p, t.b[start:t.i], v})
 	})
 	if t.space(); t.bad || t.i != len(t.b) {
 		return false, nil
 	}
+	return true, r.byParts(m, block, i)
+}
+
+// byParts validates entry i of block, an object whose members are
+// m.members (the last of a repeated key counts) and names m.seq, by parts
+// (see entryParts): the problems of a part whose key was judged before
+// are those found then.
+func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 	prefix := "per_case." + strconv.Itoa(i)
 	problems, seen := m.names[string(m.seq)]
 	if !seen {
@@ -506,23 +574,27 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		for _, mb := range m.members {
 			names[mb.key] = nil
 		}
+		var err error
 		if problems, err = validateRel(r.parts.shell, decoded{gojsonschema.NewGoLoader(nil), names}, prefix); err != nil {
-			return true, err
+			return err
 		}
 		remember(m.names, m.seq, problems)
 	}
 	found := appendPrefixed(r.found[block], problems, prefix)
 	for j, mb := range m.members {
-		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o rawMember) bool { return o.key == mb.key }) {
+		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
 			continue // not declared, or not the member that counts
 		}
 		problems, seen := m.props[mb.prop][string(mb.raw)]
-		if !seen {
+		if !seen || mb.raw == nil {
 			doc := decoded{gojsonschema.NewGoLoader(nil), map[string]any{mb.key: mb.v}}
+			var err error
 			if problems, err = validateRel(r.parts.props[mb.prop], doc, prefix); err != nil {
-				return true, err
+				return err
 			}
-			remember(m.props[mb.prop], mb.raw, problems)
+			if mb.raw != nil {
+				remember(m.props[mb.prop], mb.raw, problems)
+			}
 		}
 		found = appendPrefixed(found, problems, prefix)
 	}
@@ -535,15 +607,51 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		}
 		return nil
 	})
-	return true, nil
+	if i+1 == min(len(r.keys), (block+1)*entryBlock) { // the block's last entry
+		r.mu.Lock()
+		r.free, r.memos[block] = append(r.free, m), nil
+		r.mu.Unlock()
+	}
+	return nil
 }
 
-// check validates entry i of block, decoded as doc.
-func (r *entryResults) check(block, i int, doc any) error {
-	r.keys[i] = entryKey(doc)
-	ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
-	r.found[block] = append(r.found[block], ps...)
-	return err
+// appendTreeKey appends to b an encoding of v, a tree (see tree), that no
+// other tree has; ok is false when v holds a kind no tree has.
+func appendTreeKey(b []byte, v any) (_ []byte, ok bool) {
+	text := func(b []byte, kind byte, s string) []byte {
+		return append(append(strconv.AppendInt(append(b, kind), int64(len(s)), 10), ':'), s...)
+	}
+	ok = true
+	switch v := v.(type) {
+	case nil:
+		b = append(b, 'z')
+	case bool:
+		b = append(b, 'f')
+		if v {
+			b[len(b)-1] = 't'
+		}
+	case string:
+		b = text(b, 's', v)
+	case json.Number:
+		b = text(b, 'n', string(v))
+	case []any:
+		b = append(strconv.AppendInt(append(b, '['), int64(len(v)), 10), ':')
+		for _, x := range v {
+			if b, ok = appendTreeKey(b, x); !ok {
+				break
+			}
+		}
+	case map[string]any:
+		b = append(strconv.AppendInt(append(b, '{'), int64(len(v)), 10), ':')
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if b, ok = appendTreeKey(text(b, 'k', k), v[k]); !ok {
+				break
+			}
+		}
+	default:
+		ok = false
+	}
+	return b, ok
 }
 
 // problems are the entries' problems, then their duplicates.

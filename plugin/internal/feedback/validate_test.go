@@ -354,3 +354,21 @@ func TestValidatorPanicIsAnError(t *testing.T) {
 		t.Fatalf("validateLoaded = %v, %v; want an error naming per_case.3", problems, err)
 	}
 }
+
+// TestEncodeByPartsMatchesValidate: the entries a write validates by parts,
+// their values known by their trees, have the problems Validate finds in
+// the bytes written, though most repeat a value judged before: invalid
+// ones, in blocks on every core.
+func TestEncodeByPartsMatchesValidate(t *testing.T) {
+	f := &File{RunID: "r", Reviewer: "a", Timestamp: "2026-01-01T00:00:00Z"}
+	for i := range 3*entryBlock + 7 {
+		c := Case{TestID: fmt.Sprintf("t%d", i%500), Verdict: []string{"flaky", "meh", "acceptable"}[i%3], ReviewedAt: []string{"", "soon"}[i%2],
+			EvaluatorOverrides: map[string]string{"a:b": "x"}}
+		if i%4 == 0 {
+			score := float64(i%7) / 2
+			c.Automated = &Automated{Score: &score, Outcome: []string{"passed", "won"}[i%2], Graders: []GraderResult{{Key: "nokey"}, {Key: "a:b"}}}
+		}
+		f.PerCase = append(f.PerCase, c)
+	}
+	sameAsEncodingJSON(t, f)
+}
