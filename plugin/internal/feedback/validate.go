@@ -438,6 +438,7 @@ func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
 type entryMemo struct {
 	names   map[string][]Problem
 	props   []map[string][]Problem // by entryParts index
+	tally   []memoTally            // by entryParts index
 	seq     []byte                 // the names of the entry being checked
 	keys    []byte                 // the keys of its values (check)
 	members []entryMember          // of the entry being checked
@@ -445,14 +446,38 @@ type entryMemo struct {
 
 // entryMember is a member of the entry being checked.
 type entryMember struct {
-	key  string
-	prop int    // entryParts index, -1 for a name the schema does not declare
-	raw  []byte // the key of its value
-	v    any    // its value, nil when raw was judged before (checkRaw)
+	key    string
+	prop   int    // entryParts index, -1 for a name the schema does not declare
+	raw    []byte // the key of its value
+	v      any    // its value, nil when raw was judged before (checkRaw)
+	looked bool   // raw was looked up in the memo
+	seen   bool   // and found there, with these problems
+	found  []Problem
 }
 
 // memoLimit caps the values an entryMemo remembers per property.
 const memoLimit = 8192
+
+// memoTally counts the values of a property looked up in an entryMemo and
+// those found, to stop looking up a property whose values hardly repeat
+// (a test_id, a fingerprint).
+type memoTally struct{ looked, found int }
+
+// worth tells whether looking up a value of property p is worth it.
+func (m *entryMemo) worth(p int) bool {
+	t := m.tally[p]
+	return t.looked < 1024 || t.found*8 >= t.looked
+}
+
+// lookup is the problems remembered of property p's value raw.
+func (m *entryMemo) lookup(p int, raw []byte) (problems []Problem, seen bool) {
+	problems, seen = m.props[p][string(raw)]
+	m.tally[p].looked++
+	if seen {
+		m.tally[p].found++
+	}
+	return problems, seen
+}
 
 // memo is block's entryMemo, taken from those of the blocks checked when
 // its first entry is.
@@ -466,7 +491,7 @@ func (r *entryResults) memo(block int) *entryMemo {
 		r.memos[block], r.free = r.free[n-1], r.free[:n-1]
 		return r.memos[block]
 	}
-	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, len(r.parts.props))}
+	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, len(r.parts.props)), tally: make([]memoTally, len(r.parts.props))}
 	for p := range m.props {
 		m.props[p] = map[string][]Problem{}
 	}
@@ -542,19 +567,22 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 	t.object(func(k string) {
 		m.appendName(k)
 		start := skipSpace(t.b, t.i)
-		p, declared := r.parts.names[k]
-		if !declared {
-			p = -1
-		} else if !slices.Contains(identityFields[:], k) {
-			end := skipValue(t.b, start)
-			if _, seen := m.props[p][string(t.b[start:end])]; seen {
-				t.i = end
-				m.members = append(m.members, entryMember{k, p, t.b[start:end], nil})
-				return
+		mb := entryMember{key: k, prop: -1}
+		if p, declared := r.parts.names[k]; declared {
+			mb.prop = p
+			if !slices.Contains(identityFields[:], k) && m.worth(p) {
+				end := skipValue(t.b, start)
+				mb.raw, mb.looked = t.b[start:end], true
+				if mb.found, mb.seen = m.lookup(p, mb.raw); mb.seen {
+					t.i = end
+					m.members = append(m.members, mb)
+					return
+				}
 			}
 		}
-		v := t.value(3) // in the document, per_case and the entry
-		m.members = append(m.members, entryMember{k, p, t.b[start:t.i], v})
+		mb.v = t.value(3) // in the document, per_case and the entry
+		mb.raw = t.b[start:t.i]
+		m.members = append(m.members, mb)
 	})
 	if t.space(); t.bad || t.i != len(t.b) {
 		return false, nil
@@ -585,14 +613,18 @@ func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
 			continue // not declared, or not the member that counts
 		}
-		problems, seen := m.props[mb.prop][string(mb.raw)]
-		if !seen || mb.raw == nil {
+		problems, seen, worth := mb.found, mb.seen, mb.looked
+		if !mb.looked && mb.raw != nil && m.worth(mb.prop) {
+			problems, seen = m.lookup(mb.prop, mb.raw)
+			worth = true
+		}
+		if !seen {
 			doc := decoded{gojsonschema.NewGoLoader(nil), map[string]any{mb.key: mb.v}}
 			var err error
 			if problems, err = validateRel(r.parts.props[mb.prop], doc, prefix); err != nil {
 				return err
 			}
-			if mb.raw != nil {
+			if worth {
 				remember(m.props[mb.prop], mb.raw, problems)
 			}
 		}
@@ -761,6 +793,9 @@ func skipSpace(data []byte, i int) int {
 func skipValue(data []byte, i int) int {
 	depth := 0
 	for ; i < len(data); i++ {
+		if depth > 0 && !nesting[data[i]] {
+			continue // inside an object or array only these bytes count
+		}
 		switch data[i] {
 		case '"':
 			i = stringEnd(data, i)
@@ -784,6 +819,9 @@ func skipValue(data []byte, i int) int {
 	}
 	return min(i, len(data))
 }
+
+// nesting are the bytes skipValue looks at inside an object or array.
+var nesting = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // stringEnd returns the offset of the quote that ends the string starting
 // at i, len(data) when there is none.

@@ -305,6 +305,7 @@ func FuzzSplitMatchesWhole(f *testing.F) {
 			`{"test_id":"b","verdict":"flaky","evaluator_overrides":{"Invalid":5,"(root)":1,"a.b":[1]}}]}`,
 		minimal + `,"per_case":[{"test_id":"a","verdict":"x","verdict":"flaky"},{"test_id":"b","verdict":"flaky","verdict":"x"},` +
 			`{"test_\u0069d":"c","verd\u0069ct":"flaky","test_id":"d","signals":["flaky_results","flaky_results"]},{"test_id":"e","verdict":"flaky","signals":["flaky_results","flaky_results"]}]}`,
+		minimal + `,"per_case":[{"zz":1,"test_id":"a","verdict":"meh","yy":{}},{"test_id":"b","zz":1,"verdict":"meh"},{"zz":[],"verdict":"meh","test_id":3}]}`,
 		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","target":7,"reviewed_at":"soon"},{"target":7,"test_id":"a","verdict":"flaky","reviewed_at":"soon"},{"test_id":"a","target":7}]}`,
 	} {
 		f.Add([]byte(s))
