@@ -275,7 +275,7 @@ func validateWhole(t *testing.T, data []byte) []Problem {
 		t.Fatal(err)
 	}
 	problems = append(problems, duplicates(entryKeys(entriesOf(data)))...)
-	slices.SortStableFunc(problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+	sortProblems(problems) // by path, then message: gojsonschema's order within a path is its own
 	return problems
 }
 
