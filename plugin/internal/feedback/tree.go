@@ -84,25 +84,11 @@ func (t *treeReader) value(depth int) any {
 	}
 	switch c := t.b[t.i]; c {
 	case '{':
-		t.i++
-		if t.next('}') {
-			return map[string]any{}
-		}
 		start := len(t.members) // the members are gathered to size the map
-		for !t.bad {
-			t.space()
-			k, _ := t.str(&t.keys).(string)
-			if !t.next(':') {
-				t.bad = true
-				break
-			}
+		t.object(func(k string) {
 			v := t.value(depth + 1)
 			t.members = append(t.members, treeItem{k, v})
-			if !t.next(',') {
-				t.bad = t.bad || !t.next('}')
-				break
-			}
-		}
+		})
 		members := t.members[start:]
 		m := make(map[string]any, len(members))
 		for _, it := range members {
@@ -143,6 +129,28 @@ func (t *treeReader) value(depth int) any {
 	start := t.i
 	t.number()
 	return share(&t.nums, t.b[start:t.i], asNumber)
+}
+
+// object reads the object at t.i, calling member with each member's key
+// when its value is next, for member to read the value.
+func (t *treeReader) object(member func(key string)) {
+	t.i++ // past '{'
+	if t.next('}') {
+		return
+	}
+	for !t.bad {
+		t.space()
+		k, _ := t.str(&t.keys).(string)
+		if !t.next(':') {
+			t.bad = true
+			return
+		}
+		member(k)
+		if !t.next(',') {
+			t.bad = t.bad || !t.next('}')
+			return
+		}
+	}
 }
 
 // number reads the bytes a number may hold (numClass) and checks them

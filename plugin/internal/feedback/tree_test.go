@@ -39,11 +39,18 @@ func FuzzTreeMatchesJSON(f *testing.F) {
 // Validate splits a document that is not JSON without panicking and
 // reports its syntax error, however the split goes.
 func TestValidateNotJSONAnywhere(t *testing.T) {
-	doc := []byte(minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","notes":"x\\"},{"test_id":"b"}],"summary":{}}`)
-	for i := range len(doc) {
-		for _, cut := range [][]byte{doc[:i], append(append([]byte{}, doc[:i]...), '}')} {
-			if _, err := Validate(cut); err == nil && !json.Valid(cut) {
-				t.Fatalf("Validate(%q) finds no syntax error", cut)
+	for _, doc := range []string{
+		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","notes":"x\\"},{"test_id":"b"}],"summary":{}}`,
+		// The second entry's values were judged in the first: a cut
+		// through one of them is still seen.
+		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","fingerprint_version":12,"automated":{"graders":[{"key":"a:b"}]}},` +
+			`{"test_id":"b","verdict":"flaky","fingerprint_version":12,"automated":{"graders":[{"key":"a:b"}]}}]}`,
+	} {
+		for i := range len(doc) {
+			for _, cut := range []string{doc[:i], doc[:i] + "}", doc[:i] + "x" + doc[i:]} {
+				if _, err := Validate([]byte(cut)); err == nil && !json.Valid([]byte(cut)) {
+					t.Fatalf("Validate(%q) finds no syntax error", cut)
+				}
 			}
 		}
 	}
@@ -56,7 +63,7 @@ func FuzzValidateSyntax(f *testing.F) {
 	for _, s := range feedbackSeeds(f) {
 		f.Add(s)
 	}
-	for _, s := range []string{`[{},{}]`, `[{} {}]`, `[{},]`, `[,{}]`, `[{}}`, `[{"a":01}]`, `[{"a":"\t"}]`, `[{}] ,`, `[{}]}x`, `[1 ,2 ]`} {
+	for _, s := range []string{`[{"verdict":"flaky"},{"verdict":"flaky"x}]`, `[{"a":1,"b":[1]},{"a":1 2,"b":[1]2}]`, `[{},{}]`, `[{} {}]`, `[{},]`, `[,{}]`, `[{}}`, `[{"a":01}]`, `[{"a":"\t"}]`, `[{}] ,`, `[{}]}x`, `[1 ,2 ]`} {
 		f.Add([]byte(minimal + `,"per_case":` + s + `}`))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"runtime"
 	"slices"
@@ -60,6 +61,9 @@ type schemas struct {
 	// when per_case has keywords other than type and items, so the file
 	// cannot be validated entry by entry.
 	entry *gojsonschema.Schema
+	// parts is the entry schema split by property (see entryParts); nil
+	// when it cannot be split exactly.
+	parts *entryParts
 }
 
 var compiledSchemas = sync.OnceValues(func() (schemas, error) {
@@ -95,8 +99,117 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 	if err == nil {
 		ss.entry, err = schema.Compile("feedback.schema.json (per_case items)", entry)
 	}
+	if err == nil {
+		ss.parts, err = compileParts(items, doc.Definitions)
+	}
 	return ss, err
 })
+
+// entryParts is the entry schema split by property, so that a value that
+// repeats across entries (a verdict, a target, the automated result of a
+// common outcome) is validated once (see entryResults.checkRaw). The case
+// schema asks only for an object's type, required names and each
+// property's own schema, so what gojsonschema reports of an entry is
+// exactly what shell reports of its names (the case schema with every
+// property's schema true) and, for each property p it has, what props[p]
+// reports of {p: value}: the case schema's properties.p alone, with the
+// same definitions, at the same path.
+type entryParts struct {
+	shell *gojsonschema.Schema
+	names map[string]int // property → index in props
+	props []*gojsonschema.Schema
+}
+
+// caseKeywords are the keywords the case schema may have to be split:
+// none of them looks at a property's value.
+var caseKeywords = map[string]bool{"type": true, "required": true, "properties": true, "description": true, "title": true, "$comment": true}
+
+// compileParts compiles the parts of per_case's items schema, nil when it
+// is not a case schema that splits (or $ref or $id could resolve
+// differently in a part).
+func compileParts(items map[string]json.RawMessage, definitions json.RawMessage) (*entryParts, error) {
+	var defs map[string]json.RawMessage
+	if err := json.Unmarshal(definitions, &defs); err != nil || !refsInternal(schema.JSON) {
+		return nil, nil
+	}
+	var ref string
+	if len(items) != 3 || json.Unmarshal(items["$ref"], &ref) != nil || !strings.HasPrefix(ref, "#/definitions/") {
+		return nil, nil // items is not {"$ref": …} (beside $schema and definitions)
+	}
+	var kw, props map[string]json.RawMessage
+	if json.Unmarshal(defs[strings.TrimPrefix(ref, "#/definitions/")], &kw) != nil || json.Unmarshal(kw["properties"], &props) != nil {
+		return nil, nil
+	}
+	for k := range kw {
+		if !caseKeywords[k] {
+			return nil, nil
+		}
+	}
+	draft := items["$schema"]
+	compile := func(what string, v any) (*gojsonschema.Schema, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return schema.Compile("feedback.schema.json (per_case items, "+what+")", b)
+	}
+	parts := &entryParts{names: map[string]int{}}
+	shellProps := map[string]bool{}
+	for name, p := range props {
+		s, err := compile("property "+name, map[string]any{"$schema": draft, "definitions": definitions,
+			"properties": map[string]json.RawMessage{name: p}})
+		if err != nil {
+			return nil, err
+		}
+		parts.names[name] = len(parts.props)
+		parts.props = append(parts.props, s)
+		shellProps[name] = true
+	}
+	kw["$schema"] = draft
+	shell := map[string]any{"properties": shellProps}
+	for k, v := range kw {
+		if k != "properties" {
+			shell[k] = v
+		}
+	}
+	var err error
+	parts.shell, err = compile("names", shell)
+	return parts, err
+}
+
+// refsInternal tells whether every $ref in the schema data points into
+// its definitions and no $id but the root's changes what they resolve
+// against: then they resolve the same in a part compiled with the
+// definitions beside it. Any other shape (or a property named $ref or
+// $id) is refused.
+func refsInternal(data []byte) bool {
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	var ok func(v any, root bool) bool
+	ok = func(v any, root bool) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if r, isStr := x.(string); k == "$ref" && (!isStr || !strings.HasPrefix(r, "#/definitions/")) || k == "$id" && !root {
+					return false
+				}
+				if !ok(x, false) {
+					return false
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if !ok(x, false) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return ok(doc, true)
+}
 
 // Validate checks data against the feedback schema and for duplicate
 // per_case entries (same suite, test_id, target and variant). It returns every
@@ -196,11 +309,19 @@ type decoded struct {
 func (d decoded) LoadJSON() (any, error) { return d.doc, nil }
 
 // validateLoaded validates the document l loads with s, prefixing each
-// problem's path with prefix. A panic inside gojsonschema (it dereferences
-// nil on a number it cannot parse, e.g. json.Number(".5"), which tree no
-// longer makes) is an error, not a crash of the command: Validate runs on
-// other goroutines, where a panic would end the process with a stack trace.
-func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) (problems []Problem, err error) {
+// problem's path with prefix.
+func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) ([]Problem, error) {
+	problems, err := validateRel(s, l, prefix)
+	return appendPrefixed(nil, problems, prefix), err
+}
+
+// validateRel validates the document l loads with s, the value at prefix
+// in its document: the problems' paths are relative to it. A panic inside
+// gojsonschema (it dereferences nil on a number it cannot parse, e.g.
+// json.Number(".5"), which tree no longer makes) is an error naming
+// prefix, not a crash of the command: Validate runs on other goroutines,
+// where a panic would end the process with a stack trace.
+func validateRel(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix string) (problems []Problem, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			where := prefix
@@ -215,7 +336,15 @@ func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix st
 		return nil, err
 	}
 	for _, re := range res.Errors() {
-		p := problemOf(re)
+		problems = append(problems, problemOf(re))
+	}
+	return problems, nil
+}
+
+// appendPrefixed appends problems to dst, each path prefixed with prefix
+// (the path of their document's value in the whole; "" for the whole).
+func appendPrefixed(dst, problems []Problem, prefix string) []Problem {
+	for _, p := range problems {
 		if prefix != "" {
 			if p.Path == RootPath {
 				p.Path = prefix
@@ -223,9 +352,9 @@ func validateLoaded(s *gojsonschema.Schema, l gojsonschema.JSONLoader, prefix st
 				p.Path = prefix + "." + p.Path
 			}
 		}
-		problems = append(problems, p)
+		dst = append(dst, p)
 	}
-	return problems, nil
+	return dst
 }
 
 var errNotJSON = errors.New("not JSON")
@@ -236,11 +365,9 @@ func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Probl
 	r := newEntryResults(s, len(entries))
 	err := inBlocks(len(entries), func(t *treeReader, block, lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			doc, ok := t.read(entries[i], 2) // in the document and per_case
-			if !ok {
+			if ok, err := r.checkRaw(t, block, i, entries[i]); !ok {
 				return errNotJSON
-			}
-			if err := r.check(block, i, doc); err != nil {
+			} else if err != nil {
 				return err
 			}
 		}
@@ -286,20 +413,277 @@ func inBlocks(n int, fn func(t *treeReader, block, lo, hi int) error) error {
 // their problems in entry order and their identities for duplicates.
 type entryResults struct {
 	schema *gojsonschema.Schema
+	parts  *entryParts // the schema by parts, nil when it does not split
 	keys   []caseid.ID
-	found  [][]Problem // by block
+	found  [][]Problem  // by block
+	memos  []*entryMemo // by block, while its entries are checked
+	mu     sync.Mutex   // guards free
+	free   []*entryMemo // of the blocks checked, for the next ones
 }
 
 func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
-	return &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
+	r := &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
+	if ss, err := compiledSchemas(); err == nil && s == ss.entry && ss.parts != nil {
+		r.parts, r.memos = ss.parts, make([]*entryMemo, len(r.found))
+	}
+	return r
 }
 
-// check validates entry i of block, decoded as doc.
+// entryMemo is what the entries of a few blocks, checked one after
+// another on one core, had validated by parts (see byParts): the problems,
+// with paths relative to the entry, of each sequence of names and of each
+// property's values, by their keys. A value's key is its JSON (checkRaw)
+// or appendTreeKey's encoding of its tree (check), never both for one
+// entryResults.
+type entryMemo struct {
+	names   map[string][]Problem
+	props   []map[string][]Problem // by entryParts index
+	tally   []memoTally            // by entryParts index
+	seq     []byte                 // the names of the entry being checked
+	keys    []byte                 // the keys of its values (check)
+	members []entryMember          // of the entry being checked
+}
+
+// entryMember is a member of the entry being checked.
+type entryMember struct {
+	key    string
+	prop   int    // entryParts index, -1 for a name the schema does not declare
+	raw    []byte // the key of its value
+	v      any    // its value, nil when raw was judged before (checkRaw)
+	looked bool   // raw was looked up in the memo
+	seen   bool   // and found there, with these problems
+	found  []Problem
+}
+
+// memoLimit caps the values an entryMemo remembers per property.
+const memoLimit = 8192
+
+// memoTally counts the values of a property looked up in an entryMemo and
+// those found, to stop looking up a property whose values hardly repeat
+// (a test_id, a fingerprint).
+type memoTally struct{ looked, found int }
+
+// worth tells whether looking up a value of property p is worth it.
+func (m *entryMemo) worth(p int) bool {
+	t := m.tally[p]
+	return t.looked < 1024 || t.found*8 >= t.looked
+}
+
+// lookup is the problems remembered of property p's value raw.
+func (m *entryMemo) lookup(p int, raw []byte) (problems []Problem, seen bool) {
+	problems, seen = m.props[p][string(raw)]
+	m.tally[p].looked++
+	if seen {
+		m.tally[p].found++
+	}
+	return problems, seen
+}
+
+// memo is block's entryMemo, taken from those of the blocks checked when
+// its first entry is.
+func (r *entryResults) memo(block int) *entryMemo {
+	if m := r.memos[block]; m != nil {
+		return m
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.free); n > 0 {
+		r.memos[block], r.free = r.free[n-1], r.free[:n-1]
+		return r.memos[block]
+	}
+	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, len(r.parts.props)), tally: make([]memoTally, len(r.parts.props))}
+	for p := range m.props {
+		m.props[p] = map[string][]Problem{}
+	}
+	r.memos[block] = m
+	return m
+}
+
+// appendName adds name k to the entry's sequence of names.
+func (m *entryMemo) appendName(k string) {
+	m.seq = append(strconv.AppendInt(m.seq, int64(len(k)), 10), ':')
+	m.seq = append(m.seq, k...)
+}
+
+// remember records the problems of key in memo, while it has room.
+func remember(memo map[string][]Problem, key []byte, problems []Problem) {
+	if len(memo) < memoLimit {
+		memo[string(key)] = problems
+	}
+}
+
+// check validates entry i of block, decoded as doc: an object by parts,
+// each value known by appendTreeKey's encoding of it; anything else whole.
 func (r *entryResults) check(block, i int, doc any) error {
-	r.keys[i] = entryKey(doc)
-	ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
-	r.found[block] = append(r.found[block], ps...)
-	return err
+	e, isObject := doc.(map[string]any)
+	if r.parts == nil || !isObject {
+		r.keys[i] = entryKey(doc)
+		ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
+		r.found[block] = append(r.found[block], ps...)
+		return err
+	}
+	m := r.memo(block)
+	m.members, m.seq, m.keys = m.members[:0], m.seq[:0], m.keys[:0]
+	for k, v := range e {
+		p, declared := r.parts.names[k]
+		if !declared {
+			p = -1
+		}
+		m.members = append(m.members, entryMember{key: k, prop: p, v: v})
+	}
+	slices.SortFunc(m.members, func(a, b entryMember) int { return strings.Compare(a.key, b.key) })
+	for j := range m.members {
+		mb := &m.members[j]
+		m.appendName(mb.key)
+		if mb.prop >= 0 {
+			start := len(m.keys)
+			var known bool
+			if m.keys, known = appendTreeKey(m.keys, mb.v); !known {
+				mb.raw = nil // not remembered
+			} else {
+				mb.raw = m.keys[start:]
+			}
+		}
+	}
+	return r.byParts(m, block, i)
+}
+
+// checkRaw validates entry i of block, raw JSON as per_case holds it; ok
+// is false when raw is not JSON. An object is validated by parts, each
+// value known by its bytes: the bytes of a JSON value decode to one tree,
+// and bytes judged before are known to be JSON, so they are not decoded
+// again (but for an identity field). Anything else is validated whole.
+func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok bool, err error) {
+	if r.parts == nil || raw[0] != '{' {
+		doc, ok := t.read(raw, 2) // in the document and per_case
+		if !ok {
+			return false, nil
+		}
+		return true, r.check(block, i, doc)
+	}
+	m := r.memo(block)
+	m.members, m.seq = m.members[:0], m.seq[:0]
+	t.b, t.i, t.bad = raw, 0, false
+	t.object(func(k string) {
+		m.appendName(k)
+		start := skipSpace(t.b, t.i)
+		mb := entryMember{key: k, prop: -1}
+		if p, declared := r.parts.names[k]; declared {
+			mb.prop = p
+			if !slices.Contains(identityFields[:], k) && m.worth(p) {
+				end := skipValue(t.b, start)
+				mb.raw, mb.looked = t.b[start:end], true
+				if mb.found, mb.seen = m.lookup(p, mb.raw); mb.seen {
+					t.i = end
+					m.members = append(m.members, mb)
+					return
+				}
+			}
+		}
+		mb.v = t.value(3) // in the document, per_case and the entry
+		mb.raw = t.b[start:t.i]
+		m.members = append(m.members, mb)
+	})
+	if t.space(); t.bad || t.i != len(t.b) {
+		return false, nil
+	}
+	return true, r.byParts(m, block, i)
+}
+
+// byParts validates entry i of block, an object whose members are
+// m.members (the last of a repeated key counts) and names m.seq, by parts
+// (see entryParts): the problems of a part whose key was judged before
+// are those found then.
+func (r *entryResults) byParts(m *entryMemo, block, i int) error {
+	prefix := "per_case." + strconv.Itoa(i)
+	problems, seen := m.names[string(m.seq)]
+	if !seen {
+		names := make(map[string]any, len(m.members))
+		for _, mb := range m.members {
+			names[mb.key] = nil
+		}
+		var err error
+		if problems, err = validateRel(r.parts.shell, decoded{gojsonschema.NewGoLoader(nil), names}, prefix); err != nil {
+			return err
+		}
+		remember(m.names, m.seq, problems)
+	}
+	found := appendPrefixed(r.found[block], problems, prefix)
+	for j, mb := range m.members {
+		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
+			continue // not declared, or not the member that counts
+		}
+		problems, seen, worth := mb.found, mb.seen, mb.looked
+		if !mb.looked && mb.raw != nil && m.worth(mb.prop) {
+			problems, seen = m.lookup(mb.prop, mb.raw)
+			worth = true
+		}
+		if !seen {
+			doc := decoded{gojsonschema.NewGoLoader(nil), map[string]any{mb.key: mb.v}}
+			var err error
+			if problems, err = validateRel(r.parts.props[mb.prop], doc, prefix); err != nil {
+				return err
+			}
+			if worth {
+				remember(m.props[mb.prop], mb.raw, problems)
+			}
+		}
+		found = appendPrefixed(found, problems, prefix)
+	}
+	r.found[block] = found
+	r.keys[i] = keyOf(func(k string) any {
+		for j := len(m.members) - 1; j >= 0; j-- {
+			if m.members[j].key == k {
+				return m.members[j].v
+			}
+		}
+		return nil
+	})
+	if i+1 == min(len(r.keys), (block+1)*entryBlock) { // the block's last entry
+		r.mu.Lock()
+		r.free, r.memos[block] = append(r.free, m), nil
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// appendTreeKey appends to b an encoding of v, a tree (see tree), that no
+// other tree has; ok is false when v holds a kind no tree has.
+func appendTreeKey(b []byte, v any) (_ []byte, ok bool) {
+	text := func(b []byte, kind byte, s string) []byte {
+		return append(append(strconv.AppendInt(append(b, kind), int64(len(s)), 10), ':'), s...)
+	}
+	ok = true
+	switch v := v.(type) {
+	case nil:
+		b = append(b, 'z')
+	case bool:
+		b = append(b, 'f')
+		if v {
+			b[len(b)-1] = 't'
+		}
+	case string:
+		b = text(b, 's', v)
+	case json.Number:
+		b = text(b, 'n', string(v))
+	case []any:
+		b = append(strconv.AppendInt(append(b, '['), int64(len(v)), 10), ':')
+		for _, x := range v {
+			if b, ok = appendTreeKey(b, x); !ok {
+				break
+			}
+		}
+	case map[string]any:
+		b = append(strconv.AppendInt(append(b, '{'), int64(len(v)), 10), ':')
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if b, ok = appendTreeKey(text(b, 'k', k), v[k]); !ok {
+				break
+			}
+		}
+	default:
+		ok = false
+	}
+	return b, ok
 }
 
 // problems are the entries' problems, then their duplicates.
@@ -409,6 +793,9 @@ func skipSpace(data []byte, i int) int {
 func skipValue(data []byte, i int) int {
 	depth := 0
 	for ; i < len(data); i++ {
+		if depth > 0 && !nesting[data[i]] {
+			continue // inside an object or array only these bytes count
+		}
 		switch data[i] {
 		case '"':
 			i = stringEnd(data, i)
@@ -432,6 +819,9 @@ func skipValue(data []byte, i int) int {
 	}
 	return min(i, len(data))
 }
+
+// nesting are the bytes skipValue looks at inside an object or array.
+var nesting = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // stringEnd returns the offset of the quote that ends the string starting
 // at i, len(data) when there is none.
@@ -518,8 +908,17 @@ func entryKeys(entries []json.RawMessage) []caseid.ID {
 // schema reports them.
 func entryKey(entry any) caseid.ID {
 	e, _ := entry.(map[string]any)
+	return keyOf(func(k string) any { return e[k] })
+}
+
+// identityFields are the names of an entry's identity (see keyOf).
+var identityFields = [...]string{"suite", "test_id", "target", "variant", "eval_path"}
+
+// keyOf is the identity of the entry whose member k is field(k) (nil when
+// it has none).
+func keyOf(field func(k string) any) caseid.ID {
 	text := func(k string) string {
-		s, _ := e[k].(string)
+		s, _ := field(k).(string)
 		return s
 	}
 	return caseid.ID{Suite: text("suite"), TestID: text("test_id"), Target: text("target"), Variant: text("variant"), EvalPath: text("eval_path")}
