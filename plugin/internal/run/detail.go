@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/safefile"
@@ -687,7 +688,9 @@ func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int6
 	}
 	p, in, ok := r.locate(rel)
 	b, size, cut, prob := r.readLocated(read, Sidecar{Field: field, Path: rel}, in, ok, limit)
-	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size, dir: r.Dir}
+	// b is a buffer of the read's own that nothing else holds, so the
+	// Content is its bytes, not a copy of them.
+	t := Text{Present: true, Path: p, Content: unsafe.String(unsafe.SliceData(b), len(b)), Truncated: cut, Size: size, dir: r.Dir}
 	switch {
 	case prob == nil:
 		return t
