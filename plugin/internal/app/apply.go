@@ -344,6 +344,11 @@ func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
 	return in, problems
 }
 
+// notObject is the problem of a JSON Lines line that is not a JSON object.
+func notObject(name string, line int) *clierr.Error {
+	return clierr.Input(name, line, "", "not a JSON object", inputHint)
+}
+
 // linesFrom decodes the JSON Lines of data, the first on line first.
 func linesFrom(name string, data []byte, first int) ([]answer, []*clierr.Error) {
 	answers := make([]answer, 0, bytes.Count(data, []byte("\n"))+1)
@@ -353,8 +358,8 @@ func linesFrom(name string, data []byte, first int) ([]answer, []*clierr.Error) 
 		if len(line) == 0 {
 			continue
 		}
-		if !json.Valid(line) || line[0] != '{' {
-			problems = append(problems, clierr.Input(name, first+i, "", "not a JSON object", inputHint))
+		if line[0] != '{' {
+			problems = append(problems, notObject(name, first+i))
 			continue
 		}
 		a, err := decodeAnswer(name, first+i, "", line)
@@ -430,15 +435,21 @@ func (l *lineCounter) at(off int64) int {
 	return l.newlines + 1
 }
 
+// decodeAnswer decodes the answer raw, on line of name. Raw is the bytes of
+// one value, which may not be JSON: a Case's UnmarshalJSON checks them
+// first, as json.Unmarshal would, and is what it would call.
 func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, *clierr.Error) {
 	a := answer{line: line, prefix: prefix}
 	if raw[0] != '{' {
 		return a, clierr.Input(name, line, prefix, "an answer must be a JSON object", inputHint)
 	}
-	if err := json.Unmarshal(raw, &a.Case); err != nil {
+	if err := a.Case.UnmarshalJSON(raw); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return a, clierr.Input(name, line, a.path(te.Field), "expected "+te.Type.String()+", found "+te.Value, "fields: "+answerFields)
+		}
+		if errors.As(err, new(*json.SyntaxError)) {
+			return a, notObject(name, line)
 		}
 		return a, clierr.Input(name, line, prefix, err.Error(), inputHint)
 	}

@@ -3,9 +3,12 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,11 +142,70 @@ func entryOf(t *testing.T, f *feedback.File, r *run.Run, ref string) *feedback.C
 }
 
 var linesSeeds = []string{
+	"{\"test_id\":\"a\",\"verdict\":}\n{\"test_id\":\"a\"}}\n{} x\n{\"test_id\":\"a\",\"signals\":\"x\"}\n{\"test_id\":\"a\",\"scope\":{\"mode\":1}}\n{\"test_id\":\"\xff\"}\n{\"Test_ID\":\"a\",\"x\":1}",
 	"{\"test_id\":\"a\",\"verdict\":\"acceptable\"}\n\n{\"test_id\":\"b\",\"verdict\":\"x\",\"extra\":1}\r\n[1]\n{\"test_id\":\"c\",\"notes\":3}\n  \n{bad\n{\"test_id\":\"d\"}",
 	"\n\n\n{\"test_id\":\"a\"}\n",
 	"{\"test_id\":\"a\"}\n{\"test_id\":\"b\"}\n{\"test_id\":\"c\"}\n{\"test_id\":\"d\"}\n{\"test_id\":\"e\"}\n",
 	"",
 	"{\"test_id\":\"a\",\"blind_verdict\":\"acceptable\"}",
+}
+
+// TestLinesFromAsBefore: linesFrom, which leaves checking a line's JSON to
+// the Case's UnmarshalJSON, gives the answers and problems it gave when it
+// checked each line with json.Valid and decoded it with json.Unmarshal.
+func TestLinesFromAsBefore(t *testing.T) {
+	for _, s := range linesSeeds {
+		checkLinesFromAsBefore(t, []byte(s))
+	}
+}
+
+func FuzzLinesFromAsBefore(f *testing.F) {
+	for _, s := range linesSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkLinesFromAsBefore(t, data) })
+}
+
+func checkLinesFromAsBefore(t *testing.T, data []byte) {
+	t.Helper()
+	var want []answer
+	var wantProblems []*clierr.Error
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) || line[0] != '{' {
+			wantProblems = append(wantProblems, clierr.Input("in.jsonl", 1+i, "", "not a JSON object", inputHint))
+			continue
+		}
+		a := answer{line: 1 + i}
+		if err := json.Unmarshal(line, &a.Case); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				wantProblems = append(wantProblems, clierr.Input("in.jsonl", 1+i, a.path(te.Field), "expected "+te.Type.String()+", found "+te.Value, "fields: "+answerFields))
+			} else {
+				wantProblems = append(wantProblems, clierr.Input("in.jsonl", 1+i, "", err.Error(), inputHint))
+			}
+			continue
+		}
+		switch {
+		case len(a.Extra) > 0:
+			k := slices.Sorted(maps.Keys(a.Extra))[0]
+			wantProblems = append(wantProblems, clierr.Input("in.jsonl", 1+i, a.path(k), "unknown field: apply would drop it", "fields: "+answerFields))
+		case a.BlindVerdict != "":
+			wantProblems = append(wantProblems, clierr.Input("in.jsonl", 1+i, a.path("blind_verdict"), "only a blind-first guided review records blind_verdict", "remove it"))
+		default:
+			want = append(want, a)
+		}
+	}
+	got, problems := linesFrom("in.jsonl", data, 1)
+	if len(got) == 0 && len(want) == 0 {
+		got, want = nil, nil
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(problems, wantProblems) {
+		t.Fatalf("%q: %+v %v; before: %+v %v", data, got, problems, want, wantProblems)
+	}
 }
 
 // TestParseLinesInParts: JSON Lines decoded in parts on several

@@ -1,6 +1,7 @@
 package feedback
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,8 +58,8 @@ func PathsFor(runPath, out string) Paths {
 // HTML characters unescaped) after checking it against the schema. The
 // bytes are those encoding/json writes for f through the MarshalJSON
 // methods (TestEncodeIsEncodingJSON); the entries are encoded and
-// validated on every core, each validated as the tree its JSON decodes
-// to, without decoding it (the problems are Validate's).
+// validated on every core, each from the bytes just encoded for it, as
+// Validate reads an entry (the problems are Validate's).
 func Encode(f *File) ([]byte, error) {
 	data, problems, err := encodeChecked(f)
 	if err != nil {
@@ -112,23 +113,28 @@ func encode(f *File, s *gojsonschema.Schema) ([]byte, []Problem, error) {
 
 // encodeCases encodes cases as the items of per_case, in blocks on every
 // core, validating each with the entry schema s as it goes (when s is not
-// nil).
+// nil): checkRaw reads the bytes just encoded, so a value seen before is
+// not decoded again.
 func encodeCases(cases []Case, s *gojsonschema.Schema) ([][]byte, []Problem, error) {
 	blocks := make([][]byte, blockCount(len(cases)))
 	r := newEntryResults(s, len(cases))
 	var size atomic.Int64 // of the largest block so far, to size the next
 	err := inBlocks(len(cases), func(t *treeReader, block, lo, hi int) error {
 		e := encoder{b: make([]byte, 0, size.Load()*9/8), open: []container{{}, {n: lo, array: true}}} // per_case's items are at depth 2
-		ts := treeSink{t: t}
 		for i := lo; i < hi; i++ {
+			start := len(e.b)
 			emitCase(&e, &cases[i])
 			if e.err != nil {
 				return fmt.Errorf("per_case.%d: %w", i, e.err)
 			}
 			if s != nil {
-				emitCase(&ts, &cases[i])
-				if err := r.check(block, i, ts.root); err != nil {
+				raw := e.b[start:]
+				ok, err := r.checkRaw(t, block, i, raw[bytes.IndexByte(raw, '{'):])
+				if err != nil {
 					return err
+				}
+				if !ok {
+					return fmt.Errorf("per_case.%d: encoded as bad JSON", i)
 				}
 			}
 		}

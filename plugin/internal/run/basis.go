@@ -80,7 +80,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			sc := scratch{sk: skimmer{keys: interner{}}}
+			sc := scratch{sk: skimmer{keys: map[string]memberKey{}}}
 			for ch := range work {
 				for _, i := range ch.cases {
 					if failed.Load() {
@@ -198,7 +198,7 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDe
 		return nil, err
 	}
 	var row rowFull
-	if !textOf(m, &row) {
+	if !textOf(m, sc.sk.folds, &row) {
 		if err := r.decodeRow(c, m, textFields, &row); err != nil {
 			return nil, err
 		}
@@ -234,14 +234,14 @@ func (r *Run) members(c *Case, line []byte, sc *scratch) (map[string]json.RawMes
 
 // textOf sets the textFields of row from the members m (normalised) as
 // decodeRow does, without encoding them again, when each field has one
-// member of its exact name; else it reports false and leaves row as it
-// is. The RawMessages alias m's values (decodeRow's are compact copies:
-// the same JSON).
-func textOf(m map[string]json.RawMessage, row *rowFull) bool {
-	for k := range m {
-		if fieldOf(k, textFields) == len(textFields) {
-			return false
-		}
+// member of its exact name, that is when no key folds to one without being
+// it (folds, skimmer.members': normalize only removes keys or adds first
+// spellings, none of which folds so); else it reports false and leaves row
+// as it is. The RawMessages alias m's values (decodeRow's are compact
+// copies: the same JSON).
+func textOf(m map[string]json.RawMessage, folds bool, row *rowFull) bool {
+	if folds {
+		return false
 	}
 	for _, f := range textMembers(row) {
 		v, ok := m[f.name]
@@ -279,11 +279,14 @@ func textMembers(row *rowFull) []textMember {
 // members as json.Unmarshal into a map[string]json.RawMessage does: the
 // last of repeated keys wins, invalid UTF-8 in a key becomes U+FFFD. The
 // values alias line. They are put in m, emptied first, or when m is nil
-// in a new map. With s.keys set, the keys are interned there (the first
-// maxKeys), so the rows of a run, which share their keys, share their
-// strings.
+// in a new map. With s.keys set, what is known of a key is kept there (the
+// first maxKeys), so the rows of a run, which share their keys, share
+// their strings and learn it once. It sets s.renames, the rowSpellings
+// groups normalize has work in, and s.folds, whether a key folds to a
+// textField without being one (see textOf).
 func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
+	s.renames, s.folds = 0, false
 	if m == nil {
 		m = make(map[string]json.RawMessage, 32)
 	}
@@ -291,22 +294,46 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string
 	err := s.object(func(key []byte) error {
 		k, ok := s.keys[string(key)]
 		if !ok {
-			k = string(key)
+			k = memberKeyOf(string(key))
 			if s.keys != nil && len(s.keys) < maxKeys {
-				s.keys[k] = k
+				s.keys[string(key)] = k
 			}
-		}
-		if !utf8.ValidString(k) {
-			// A raw key: no escapes or control characters to quote.
-			_ = json.Unmarshal([]byte(`"`+k+`"`), &k)
 		}
 		s.ws()
 		start := s.i
 		if err := s.skip(); err != nil {
 			return err
 		}
-		m[k] = s.b[start:s.i]
+		v := s.b[start:s.i]
+		m[k.name] = v
+		// A group whose only member is its first spelling, of its kind,
+		// is as normalize leaves it.
+		if k.group >= 0 && (k.alias || jsonKind(v) != valueKind(k.name)) {
+			s.renames |= 1 << k.group
+		}
+		s.folds = s.folds || k.folds
 		return nil
 	})
 	return m, err
+}
+
+// memberKey is what skimmer.members knows of a member's raw key.
+type memberKey struct {
+	name  string // the key, invalid UTF-8 replaced
+	group int    // in rowSpellings, or -1
+	alias bool   // a spelling of group other than the first
+	folds bool   // it folds to a textField without being one
+}
+
+func memberKeyOf(raw string) memberKey {
+	k := memberKey{name: raw, group: -1}
+	if !utf8.ValidString(raw) {
+		// A raw key: no escapes or control characters to quote.
+		_ = json.Unmarshal([]byte(`"`+raw+`"`), &k.name)
+	}
+	if g, ok := spellingGroup[k.name]; ok {
+		k.group, k.alias = g, rowSpellings[g][0] != k.name
+	}
+	k.folds = fieldOf(k.name, textFields) == len(textFields)
+	return k
 }

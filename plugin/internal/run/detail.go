@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/safefile"
@@ -206,7 +207,7 @@ func (r *Run) split(c *Case, line []byte, sk *skimmer, m map[string]json.RawMess
 	if err != nil { // already decoded once
 		return nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}
-	normalize(m)
+	normalize(m, sk.renames)
 	return m, nil
 }
 
@@ -258,13 +259,10 @@ func jsonTags(t reflect.Type) []string {
 // normalize renames the aliases of m to their first spelling in
 // rowSpellings, keeping the first one that has a value of the field's kind
 // (valueKind); null or another kind counts as absent, as in the skimmer.
-func normalize(m map[string]json.RawMessage) {
-	var groups uint64 // the rowSpellings that m has a spelling of
-	for k := range m {
-		if g, ok := spellingGroup[k]; ok {
-			groups |= 1 << g
-		}
-	}
+// It looks at the groups set in groups (a bit per rowSpellings index):
+// those of which m has an alias or a first spelling of another kind
+// (skimmer.members' renames), or any more.
+func normalize(m map[string]json.RawMessage, groups uint64) {
 	for ; groups != 0; groups &= groups - 1 {
 		names := rowSpellings[bits.TrailingZeros64(groups)]
 		var win json.RawMessage
@@ -687,7 +685,9 @@ func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int6
 	}
 	p, in, ok := r.locate(rel)
 	b, size, cut, prob := r.readLocated(read, Sidecar{Field: field, Path: rel}, in, ok, limit)
-	t := Text{Present: true, Path: p, Content: string(b), Truncated: cut, Size: size, dir: r.Dir}
+	// b is a buffer of the read's own that nothing else holds, so the
+	// Content is its bytes, not a copy of them.
+	t := Text{Present: true, Path: p, Content: unsafe.String(unsafe.SliceData(b), len(b)), Truncated: cut, Size: size, dir: r.Dir}
 	switch {
 	case prob == nil:
 		return t

@@ -299,8 +299,14 @@ func (r *Run) within(p string) (string, bool) {
 
 // locate is within, and p relative to the run dir.
 func (r *Run) locate(p string) (abs, rel string, ok bool) {
+	if p = filepath.FromSlash(p); filepath.IsLocal(p) {
+		// What filepath.Rel would find of it joined to the dir (the
+		// rows of a run name their sidecars so).
+		rel = filepath.Clean(p)
+		return filepath.Join(r.Dir, rel), rel, true
+	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.Dir, filepath.FromSlash(p))
+		p = filepath.Join(r.Dir, p)
 	}
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(r.Dir, p)

@@ -214,3 +214,33 @@ func TestDetailPathSafety(t *testing.T) {
 		t.Errorf("missing sidecars: answer %+v sidecars %+v warnings %v", d.Answer, d.Sidecars, d.Warnings)
 	}
 }
+
+// locateByRel is locate as it was: every path joined to the dir, then
+// made relative to it again.
+func locateByRel(dir, p string) (abs, rel string, ok bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(dir, p)
+	return p, rel, err == nil && (filepath.IsLocal(rel) || rel == ".")
+}
+
+// FuzzLocate: locate, which takes a local path's relative form from the
+// path itself, finds what filepath.Rel does.
+func FuzzLocate(f *testing.F) {
+	for _, s := range [][2]string{
+		{"/runs/r", "a/answer.md"}, {"/runs/r/", "./a//b/../c.md"}, {"runs/r", "."}, {"", "a"}, {".", "a/"},
+		{"..", "x"}, {"/", "a"}, {"../r/./s", "a/b"}, {"/runs/r", "../r/a"}, {"/runs/r", "/runs/r/a"},
+		{"/runs/r", "/elsewhere"}, {"/runs/r", ""}, {"/runs/r", "a/../../b"}, {"r", "a\\b"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, dir, p string) {
+		abs, rel, ok := (&Run{Dir: dir}).locate(p)
+		wantAbs, wantRel, wantOK := locateByRel(dir, p)
+		if ok != wantOK || abs != wantAbs || rel != wantRel {
+			t.Fatalf("locate(%q) in %q = %q, %q, %v; by Rel %q, %q, %v", p, dir, abs, rel, ok, wantAbs, wantRel, wantOK)
+		}
+	})
+}

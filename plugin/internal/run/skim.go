@@ -41,10 +41,13 @@ type skimmer struct {
 	w rowWire
 	// in, when set, shares the repeated strings (targets, suites, grader
 	// names, ...); see istr.
-	in     interner
-	keys   interner   // when set, the member names members shares (the first maxKeys)
-	lately [4]string  // strings recently kept, see recent
-	seen   [64]string // a direct-mapped cache in front of in, see shared
+	in   interner
+	keys map[string]memberKey // when set, the member keys members knows (the first maxKeys)
+	// renames and folds are what members found of the row it split last.
+	renames uint64
+	folds   bool
+	lately  [4]string  // strings recently kept, see recent
+	seen    [64]string // a direct-mapped cache in front of in, see shared
 	// Backing stores for the rowWire's pointers, reused from row to row.
 	strs   []string
 	floats []float64

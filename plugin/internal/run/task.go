@@ -162,7 +162,8 @@ func sidecar(d *Detail, field string) (Sidecar, bool) {
 }
 
 // reader reads at most limit bytes of a file of the run beneath its dir,
-// by safefile's rules, and tells the file's size.
+// by safefile's rules, and tells the file's size. The bytes are a new
+// buffer nothing else holds (readFileWith keeps it as a string).
 type reader func(name string, limit int64) ([]byte, int64, error)
 
 // readIn reads name beneath the run dir (safefile.ReadAtMost).
