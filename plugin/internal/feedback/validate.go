@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math/big"
 	"runtime"
 	"slices"
@@ -432,15 +431,12 @@ func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
 // entryMemo is what the entries of a few blocks, checked one after
 // another on one core, had validated by parts (see byParts): the problems,
 // with paths relative to the entry, of each sequence of names and of each
-// property's values, by their keys. A value's key is its JSON (checkRaw)
-// or appendTreeKey's encoding of its tree (check), never both for one
-// entryResults.
+// property's values, by their keys: a value's key is its JSON.
 type entryMemo struct {
 	names   map[string][]Problem
 	props   []map[string][]Problem // by entryParts index
 	tally   []memoTally            // by entryParts index
 	seq     []byte                 // the names of the entry being checked
-	keys    []byte                 // the keys of its values (check)
 	members []entryMember          // of the entry being checked
 }
 
@@ -512,40 +508,12 @@ func remember(memo map[string][]Problem, key []byte, problems []Problem) {
 	}
 }
 
-// check validates entry i of block, decoded as doc: an object by parts,
-// each value known by appendTreeKey's encoding of it; anything else whole.
-func (r *entryResults) check(block, i int, doc any) error {
-	e, isObject := doc.(map[string]any)
-	if r.parts == nil || !isObject {
-		r.keys[i] = entryKey(doc)
-		ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
-		r.found[block] = append(r.found[block], ps...)
-		return err
-	}
-	m := r.memo(block)
-	m.members, m.seq, m.keys = m.members[:0], m.seq[:0], m.keys[:0]
-	for k, v := range e {
-		p, declared := r.parts.names[k]
-		if !declared {
-			p = -1
-		}
-		m.members = append(m.members, entryMember{key: k, prop: p, v: v})
-	}
-	slices.SortFunc(m.members, func(a, b entryMember) int { return strings.Compare(a.key, b.key) })
-	for j := range m.members {
-		mb := &m.members[j]
-		m.appendName(mb.key)
-		if mb.prop >= 0 {
-			start := len(m.keys)
-			var known bool
-			if m.keys, known = appendTreeKey(m.keys, mb.v); !known {
-				mb.raw = nil // not remembered
-			} else {
-				mb.raw = m.keys[start:]
-			}
-		}
-	}
-	return r.byParts(m, block, i)
+// checkWhole validates entry i of block, decoded as doc, whole.
+func (r *entryResults) checkWhole(block, i int, doc any) error {
+	r.keys[i] = entryKey(doc)
+	ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
+	r.found[block] = append(r.found[block], ps...)
+	return err
 }
 
 // checkRaw validates entry i of block, raw JSON as per_case holds it; ok
@@ -559,7 +527,7 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		if !ok {
 			return false, nil
 		}
-		return true, r.check(block, i, doc)
+		return true, r.checkWhole(block, i, doc)
 	}
 	m := r.memo(block)
 	m.members, m.seq = m.members[:0], m.seq[:0]
@@ -645,45 +613,6 @@ func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 		r.mu.Unlock()
 	}
 	return nil
-}
-
-// appendTreeKey appends to b an encoding of v, a tree (see tree), that no
-// other tree has; ok is false when v holds a kind no tree has.
-func appendTreeKey(b []byte, v any) (_ []byte, ok bool) {
-	text := func(b []byte, kind byte, s string) []byte {
-		return append(append(strconv.AppendInt(append(b, kind), int64(len(s)), 10), ':'), s...)
-	}
-	ok = true
-	switch v := v.(type) {
-	case nil:
-		b = append(b, 'z')
-	case bool:
-		b = append(b, 'f')
-		if v {
-			b[len(b)-1] = 't'
-		}
-	case string:
-		b = text(b, 's', v)
-	case json.Number:
-		b = text(b, 'n', string(v))
-	case []any:
-		b = append(strconv.AppendInt(append(b, '['), int64(len(v)), 10), ':')
-		for _, x := range v {
-			if b, ok = appendTreeKey(b, x); !ok {
-				break
-			}
-		}
-	case map[string]any:
-		b = append(strconv.AppendInt(append(b, '{'), int64(len(v)), 10), ':')
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if b, ok = appendTreeKey(text(b, 'k', k), v[k]); !ok {
-				break
-			}
-		}
-	default:
-		ok = false
-	}
-	return b, ok
 }
 
 // problems are the entries' problems, then their duplicates.

@@ -357,7 +357,7 @@ func TestValidatorPanicIsAnError(t *testing.T) {
 }
 
 // TestEncodeByPartsMatchesValidate: the entries a write validates by parts,
-// their values known by their trees, have the problems Validate finds in
+// from the bytes it encodes for them, have the problems Validate finds in
 // the bytes written, though most repeat a value judged before: invalid
 // ones, in blocks on every core.
 func TestEncodeByPartsMatchesValidate(t *testing.T) {
