@@ -534,16 +534,15 @@ func hasPointers(t reflect.Type) bool {
 }
 
 func (c *chunked[T]) add(v T) {
-	switch {
-	case c.n == 0:
-		c.chunks = append(c.chunks, &part[T]{})
-	case c.n < chunkLen:
-	case c.n&(chunkLen-1) == 0:
-		c.chunks = append(c.chunks, newPart[T](chunkLen))
-	}
-	if c.n < chunkLen {
+	if c.n < chunkLen { // the first chunk is on the heap and grows
+		if c.n == 0 {
+			c.chunks = append(c.chunks, &part[T]{})
+		}
 		c.chunks[0].s = append(c.chunks[0].s, v)
 	} else {
+		if c.n&(chunkLen-1) == 0 {
+			c.chunks = append(c.chunks, newPart[T](chunkLen))
+		}
 		c.set(c.n, v)
 	}
 	c.n++

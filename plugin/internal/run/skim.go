@@ -86,7 +86,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 	err = s.object(func(key []byte) error { return s.rowField(&s.w, key) })
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
-		s.blocks = nil // a row longer than a read block keeps no masks for the rows after it
+		s.blocks, s.brackets = nil, nil // a row longer than a read block keeps no masks for the rows after it
 	}
 	if err == nil {
 		s.ws()

@@ -8,11 +8,10 @@ import (
 // FuzzStage: the staged masks of a line hold exactly its unescaped quotes
 // and the bytes its backslashes escape (as a scan from the start finds
 // them), staged loose its brackets outside strings and the blocks that
-// hold them, stageMasks (SSE2 or
-// AVX2 on amd64) matches stageMasksWords, and at every quote no
-// backslash escapes, skimmer.stringEnd read from the masks (and
-// skimmer.near, when it knows) gives what the byte scan stringEnd gives:
-// the same end, or the same error at the same byte.
+// hold them, stageMasks (SSE2 or AVX2 on amd64) matches stageMasksWords,
+// and at every quote no backslash escapes, skimmer.stringEnd read from the
+// masks (and skimmer.near, when it knows) gives what the byte scan
+// stringEnd gives: the same end, or the same error at the same byte.
 func FuzzStage(f *testing.F) {
 	for _, r := range append(skimEdgeRows, skimBlockRows()...) {
 		f.Add([]byte(r))

@@ -64,31 +64,37 @@ func (t *tally) add(h uint64, key uint32, line int) {
 	t.rows++
 }
 
-// tallyRecords are a bucket's records: on the heap up to minMapped bytes,
-// then outside it (mapChunk), so the collector neither scans 1M rows' 16
-// MB nor lets them double its goal. Whoever makes a tally frees it.
-type tallyRecords struct {
-	s      []tallyRecord
-	mapped []byte // s's bytes once outside the heap
-}
+// tallyRecords are a bucket's records, in a part: on the heap up to
+// minMapped bytes, then outside it, so the collector neither scans 1M
+// rows' 16 MB nor lets them double its goal. Whoever makes a tally frees
+// it.
+type tallyRecords struct{ p *part[tallyRecord] }
 
 func (rs *tallyRecords) add(r tallyRecord) {
-	if len(rs.s) == cap(rs.s) && (len(rs.s)+1)*int(unsafe.Sizeof(r)) > minMapped {
-		b := mapChunk(2 * len(rs.s) * int(unsafe.Sizeof(r)))
-		s := unsafe.Slice((*tallyRecord)(unsafe.Pointer(unsafe.SliceData(b))), 2*len(rs.s))[:len(rs.s)]
-		copy(s, rs.s)
-		rs.free()
-		rs.s, rs.mapped = s, b
+	if rs.p == nil {
+		rs.p = &part[tallyRecord]{}
 	}
-	rs.s = append(rs.s, r)
+	if s := rs.p.s; len(s) == cap(s) && (len(s)+1)*int(unsafe.Sizeof(r)) > minMapped {
+		p := newPart[tallyRecord](2 * len(s))
+		p.s = p.s[:copy(p.s, s)]
+		rs.p.free()
+		rs.p = p
+	}
+	rs.p.s = append(rs.p.s, r)
+}
+
+// records are the records added (read them only until free).
+func (rs *tallyRecords) records() []tallyRecord {
+	if rs.p == nil {
+		return nil
+	}
+	return rs.p.s
 }
 
 // free gives the records back; nothing may touch them after.
 func (rs *tallyRecords) free() {
-	if rs.mapped != nil {
-		unmapChunk(rs.mapped)
-	}
-	*rs = tallyRecords{}
+	rs.p.free()
+	rs.p = nil
 }
 
 // free gives back what the buckets hold, whether finished or not.
@@ -104,7 +110,7 @@ func (t *tally) free() {
 func (t *tally) finish() {
 	t.firsts = make([]uint32, 0, t.rows)
 	for b := range t.buckets {
-		rs := t.buckets[b].s
+		rs := t.buckets[b].records()
 		slices.SortFunc(rs, func(a, b tallyRecord) int {
 			return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.key>>2, b.key>>2), cmp.Compare(a.line, b.line))
 		})
