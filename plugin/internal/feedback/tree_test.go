@@ -37,8 +37,16 @@ func FuzzTreeMatchesJSON(f *testing.F) {
 }
 
 // Validate splits a document that is not JSON without panicking and
-// reports its syntax error, however the split goes.
+// reports its syntax error, however the split goes, by parts or whole.
 func TestValidateNotJSONAnywhere(t *testing.T) {
+	t.Run("whole", testValidateNotJSONAnywhere)
+	t.Run("by parts", func(t *testing.T) {
+		byPartsAlways(t)
+		testValidateNotJSONAnywhere(t)
+	})
+}
+
+func testValidateNotJSONAnywhere(t *testing.T) {
 	for _, doc := range []string{
 		minimal + `,"per_case":[{"test_id":"a","verdict":"flaky","notes":"x\\"},{"test_id":"b"}],"summary":{}}`,
 		// The second entry's values were judged in the first: a cut
@@ -60,6 +68,7 @@ func TestValidateNotJSONAnywhere(t *testing.T) {
 // not JSON, though it checks the syntax of a document's entries as it
 // reads them rather than of the whole.
 func FuzzValidateSyntax(f *testing.F) {
+	byPartsAlways(f) // the whole path reads entries as tree does (FuzzTreeMatchesJSON)
 	for _, s := range feedbackSeeds(f) {
 		f.Add(s)
 	}

@@ -60,9 +60,10 @@ type schemas struct {
 	// when per_case has keywords other than type and items, so the file
 	// cannot be validated entry by entry.
 	entry *gojsonschema.Schema
-	// parts is the entry schema split by property (see entryParts); nil
-	// when it cannot be split exactly.
-	parts *entryParts
+	// items and definitions are what entry is compiled from, for
+	// compiledParts.
+	items       map[string]json.RawMessage
+	definitions json.RawMessage
 }
 
 var compiledSchemas = sync.OnceValues(func() (schemas, error) {
@@ -98,11 +99,24 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 	if err == nil {
 		ss.entry, err = schema.Compile("feedback.schema.json (per_case items)", entry)
 	}
-	if err == nil {
-		ss.parts, err = compileParts(items, doc.Definitions)
-	}
+	ss.items, ss.definitions = items, doc.Definitions
 	return ss, err
 })
+
+// compiledParts is the entry schema split by property (see entryParts);
+// nil when it cannot be split exactly. Compiling its parts costs some 60
+// ms, so only a file of at least minParts entries is validated by parts.
+var compiledParts = sync.OnceValues(func() (*entryParts, error) {
+	ss, err := compiledSchemas()
+	if err != nil || ss.entry == nil {
+		return nil, err
+	}
+	return compileParts(ss.items, ss.definitions)
+})
+
+// minParts is the fewest entries validated by parts: fewer cost less
+// validated whole than compiling the parts. (A variable for the tests.)
+var minParts = 4096
 
 // entryParts is the entry schema split by property, so that a value that
 // repeats across entries (a verdict, a target, the automated result of a
@@ -422,8 +436,13 @@ type entryResults struct {
 
 func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
 	r := &entryResults{schema: s, keys: make([]caseid.ID, entries), found: make([][]Problem, blockCount(entries))}
-	if ss, err := compiledSchemas(); err == nil && s == ss.entry && ss.parts != nil {
-		r.parts, r.memos = ss.parts, make([]*entryMemo, len(r.found))
+	if entries < minParts {
+		return r
+	}
+	if ss, err := compiledSchemas(); err == nil && s == ss.entry {
+		if parts, err := compiledParts(); err == nil && parts != nil {
+			r.parts, r.memos = parts, make([]*entryMemo, len(r.found))
+		}
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -283,9 +284,10 @@ func validateWhole(t *testing.T, data []byte) []Problem {
 // exactly the problems, with the same paths and messages, as validating
 // the whole document.
 func FuzzSplitMatchesWhole(f *testing.F) {
-	if ss, err := compiledSchemas(); err != nil || ss.entry == nil || ss.parts == nil {
+	if parts, err := compiledParts(); err != nil || parts == nil {
 		f.Fatalf("the schema does not split (%v): Validate would not use the entry schema by parts", err)
 	}
+	byPartsAlways(f)
 	for _, s := range feedbackSeeds(f) {
 		f.Add(s)
 	}
@@ -361,10 +363,11 @@ func TestValidatorPanicIsAnError(t *testing.T) {
 // the bytes written, though most repeat a value judged before: invalid
 // ones, in blocks on every core.
 func TestEncodeByPartsMatchesValidate(t *testing.T) {
+	byPartsAlways(t)
 	f := &File{RunID: "r", Reviewer: "a", Timestamp: "2026-01-01T00:00:00Z"}
-	for i := range 3*entryBlock + 7 {
+	for i := range 5*entryBlock + 7 { // notes that do not repeat: a memo stops looking them up
 		c := Case{TestID: fmt.Sprintf("t%d", i%500), Verdict: []string{"flaky", "meh", "acceptable"}[i%3], ReviewedAt: []string{"", "soon"}[i%2],
-			EvaluatorOverrides: map[string]string{"a:b": "x"}}
+			EvaluatorOverrides: map[string]string{"a:b": "x"}, Notes: fmt.Sprint(i)}
 		if i%4 == 0 {
 			score := float64(i%7) / 2
 			c.Automated = &Automated{Score: &score, Outcome: []string{"passed", "won"}[i%2], Graders: []GraderResult{{Key: "nokey"}, {Key: "a:b"}}}
@@ -372,4 +375,16 @@ func TestEncodeByPartsMatchesValidate(t *testing.T) {
 		f.PerCase = append(f.PerCase, c)
 	}
 	sameAsEncodingJSON(t, f)
+	data, problems, err := encodeChecked(f)
+	if want := validateWhole(t, data); err != nil || len(want) == 0 || !reflect.DeepEqual(problems, want) {
+		t.Fatalf("a write by parts found %d problems (%v); the whole document has %d", len(problems), err, len(want))
+	}
+}
+
+// byPartsAlways makes every file with entries validated by parts until t
+// ends, however few.
+func byPartsAlways(t testing.TB) {
+	old := minParts
+	minParts = 0
+	t.Cleanup(func() { minParts = old })
 }
