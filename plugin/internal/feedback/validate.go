@@ -428,10 +428,7 @@ type entryResults struct {
 	schema *gojsonschema.Schema
 	parts  *entryParts // the schema by parts, nil when it does not split
 	keys   []caseid.ID
-	found  [][]Problem  // by block
-	memos  []*entryMemo // by block, while its entries are checked
-	mu     sync.Mutex   // guards free
-	free   []*entryMemo // of the blocks checked, for the next ones
+	found  [][]Problem // by block
 }
 
 func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
@@ -441,7 +438,7 @@ func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
 	}
 	if ss, err := compiledSchemas(); err == nil && s == ss.entry {
 		if parts, err := compiledParts(); err == nil && parts != nil {
-			r.parts, r.memos = parts, make([]*entryMemo, len(r.found))
+			r.parts = parts
 		}
 	}
 	return r
@@ -494,23 +491,17 @@ func (m *entryMemo) lookup(p int, raw []byte) (problems []Problem, seen bool) {
 	return problems, seen
 }
 
-// memo is block's entryMemo, taken from those of the blocks checked when
-// its first entry is.
-func (r *entryResults) memo(block int) *entryMemo {
-	if m := r.memos[block]; m != nil {
-		return m
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if n := len(r.free); n > 0 {
-		r.memos[block], r.free = r.free[n-1], r.free[:n-1]
-		return r.memos[block]
+// memo is t's entryMemo: a treeReader checks the blocks of one core, one
+// after another (inBlocks).
+func (r *entryResults) memo(t *treeReader) *entryMemo {
+	if t.memo != nil {
+		return t.memo
 	}
 	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, len(r.parts.props)), tally: make([]memoTally, len(r.parts.props))}
 	for p := range m.props {
 		m.props[p] = map[string][]Problem{}
 	}
-	r.memos[block] = m
+	t.memo = m
 	return m
 }
 
@@ -548,7 +539,7 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		}
 		return true, r.checkWhole(block, i, doc)
 	}
-	m := r.memo(block)
+	m := r.memo(t)
 	m.members, m.seq = m.members[:0], m.seq[:0]
 	t.b, t.i, t.bad = raw, 0, false
 	t.object(func(k string) {
@@ -569,6 +560,10 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		}
 		mb.v = t.value(3) // in the document, per_case and the entry
 		mb.raw = t.b[start:t.i]
+		if mb.prop >= 0 && !mb.looked && m.worth(mb.prop) { // an identity field
+			mb.found, mb.seen = m.lookup(mb.prop, mb.raw)
+			mb.looked = true
+		}
 		m.members = append(m.members, mb)
 	})
 	if t.space(); t.bad || t.i != len(t.b) {
@@ -600,18 +595,14 @@ func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
 			continue // not declared, or not the member that counts
 		}
-		problems, seen, worth := mb.found, mb.seen, mb.looked
-		if !mb.looked && mb.raw != nil && m.worth(mb.prop) {
-			problems, seen = m.lookup(mb.prop, mb.raw)
-			worth = true
-		}
-		if !seen {
+		problems := mb.found
+		if !mb.seen {
 			doc := decoded{gojsonschema.NewGoLoader(nil), map[string]any{mb.key: mb.v}}
 			var err error
 			if problems, err = validateRel(r.parts.props[mb.prop], doc, prefix); err != nil {
 				return err
 			}
-			if worth {
+			if mb.looked {
 				remember(m.props[mb.prop], mb.raw, problems)
 			}
 		}
@@ -626,11 +617,6 @@ func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 		}
 		return nil
 	})
-	if i+1 == min(len(r.keys), (block+1)*entryBlock) { // the block's last entry
-		r.mu.Lock()
-		r.free, r.memos[block] = append(r.free, m), nil
-		r.mu.Unlock()
-	}
 	return nil
 }
 
