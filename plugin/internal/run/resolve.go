@@ -23,8 +23,8 @@ type Options struct {
 	// leaves Case.EvalPath empty (dedupe uses a hash of it). For status
 	// and list; Detail still reads everything.
 	Outline bool
-	// Compact (with Outline, for list) keeps no Case: Read keeps about a
-	// dozen bytes a case (see compactCases) and At makes the Case at a
+	// Compact (with Outline, for list) keeps no Case: Read keeps about 25
+	// bytes a case, its test id included (see compactCases), and At makes the Case at a
 	// position when asked, each time anew. Such a Case has no Loc, Error,
 	// Duplicates or OverwrittenBy, so it is not one for Detail. Read(keep)
 	// with keep set ignores Compact.

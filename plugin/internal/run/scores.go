@@ -150,31 +150,21 @@ func (s *skimmer) promptString(input []byte) []byte {
 	return p
 }
 
-// stringValue is the JSON string q (read by rawString, quotes included)
-// as json.Unmarshal decodes it, "" for nil: a long string with escapes (a
-// grader prompt) is unescaped here, in one pass, rather than by
-// encoding/json, which checks the whole value again first.
-func stringValue(q []byte) string {
-	if q == nil {
-		return ""
-	}
-	if t, ok := unescape(q[1 : len(q)-1]); ok {
-		return t
-	}
-	var t string
-	_ = json.Unmarshal(q, &t) // rawString checked it
-	return t
-}
-
 // stringOf is the JSON string v (a value checkRow accepted) as
 // json.Unmarshal decodes it into a string; ok is false for another kind
-// (null included).
+// (null and nil included). A long string with escapes (a grader prompt)
+// is unescaped in one pass, not by encoding/json, which checks the whole
+// value again first.
 func stringOf(v json.RawMessage) (string, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
-	if body := v[1 : len(v)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), true
+	}
+	if t, ok := unescape(body); ok {
+		return t, true
 	}
 	var t string
 	if json.Unmarshal(v, &t) != nil {

@@ -62,7 +62,8 @@ func checkScores(t *testing.T, raw []byte) {
 	var walk func([]scoreRecord)
 	walk = func(ss []scoreRecord) {
 		for _, s := range ss {
-			gotPrompts = append(gotPrompts, stringValue(sk.promptString(s.Input)))
+			p, _ := stringOf(sk.promptString(s.Input))
+			gotPrompts = append(gotPrompts, p)
 			walk(s.Scores)
 		}
 	}
@@ -102,7 +103,7 @@ func TestDecodeScoresLikeJSON(t *testing.T) {
 	// A prompt with every escape encoding/json knows.
 	p := `[{"input":{"userPrompt":"[[ ## criteria ## ]]\n\t\"q\" \\ \/ \b\f\r \u00e9 \ud83d\ude00 \ud800 \udc00x \u0000"}}]`
 	checkScores(t, []byte(p))
-	if got := stringValue((&skimmer{}).promptString([]byte(`{"userPrompt":"a\u00e9\ud83d\ude00"}`))); got != "aé😀" {
+	if got, _ := stringOf((&skimmer{}).promptString([]byte(`{"userPrompt":"a\u00e9\ud83d\ude00"}`))); got != "aé😀" {
 		t.Errorf("userPrompt = %q", got)
 	}
 	// Deep nesting stays within the skimmer's limit, as encoding/json's.

@@ -475,7 +475,8 @@ func promptOf(quoted []byte) prompt {
 	if body := quoted[1 : len(quoted)-1]; !bytes.Contains(body, []byte(`\u`)) {
 		return prompt{quoted: quoted, text: body, escaped: true}
 	}
-	return prompt{quoted: quoted, text: []byte(stringValue(quoted))}
+	t, _ := stringOf(quoted)
+	return prompt{quoted: quoted, text: []byte(t)}
 }
 
 // section is promptSection of the decoded prompt.
@@ -487,7 +488,8 @@ func (p prompt) section(name string) string {
 	if s, ok := unescape(body); ok {
 		return strings.TrimSpace(s)
 	}
-	return promptSection(stringValue(p.quoted), name) // not expected: rawString checked the escapes
+	t, _ := stringOf(p.quoted) // not expected: rawString checked the escapes
+	return promptSection(t, name)
 }
 
 // sectionOpen starts a grader prompt's section marker "[[ ## name ## ]]".
