@@ -24,10 +24,10 @@ type Options struct {
 	// and list; Detail still reads everything.
 	Outline bool
 	// Compact (with Outline, for list) keeps no Case: Read keeps about 25
-	// bytes a case, its test id included (see compactCases), and At makes the Case at a
-	// position when asked, each time anew. Such a Case has no Loc, Error,
-	// Duplicates or OverwrittenBy, so it is not one for Detail. Read(keep)
-	// with keep set ignores Compact.
+	// bytes a case, its test id included (see compactCases), and At makes
+	// the Case at a position when asked, each time anew. Such a Case has no
+	// Loc, Error, Duplicates or OverwrittenBy, so it is not one for Detail.
+	// Read(keep) with keep set ignores Compact.
 	Compact bool
 	// CheckKeptOnly (for show, which reads one case) makes Read(keep) with
 	// keep set check only the rows it keeps whole: the others are read for
