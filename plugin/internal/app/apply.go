@@ -106,26 +106,39 @@ func runApply(s *Streams, o applyOptions) error {
 		problems = append(problems, clierr.Input(name, in.top.line, "run_id",
 			fmt.Sprintf("the answers are for run %s, not %s", in.top.RunID, st.run.ID), "apply them to their own run, or remove run_id"))
 	}
+	// The answers are bound to their cases on every core, a chunk at a
+	// time, and the chunks taken in answer order: a case judged twice is
+	// reported at its later answers.
+	st.run.CaseIDs() // builds the run's test_id index before the workers share it
 	list := make([]judged, 0, len(in.answers))
-	seen := make(map[*run.Case]int, len(in.answers)) // the index of the latest answer for each case
-	for i, a := range in.answers {
-		cs, ps := record.Find(st.run, a.Case)
-		ps = append(ps, record.Check(cat, cs, a.Case)...)
-		if dup, ok := seen[cs]; ok && cs != nil {
-			ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + in.answers[dup].where(), Hint: "give one answer per case"})
+	latest := make([]int32, st.run.Len()) // by case position: 1 + the index of the case's latest answer, 0 for none
+	inOrder(len(in.answers), func(lo, hi int, b *binding) error {
+		b.lo, b.found = lo, b.found[:0]
+		for i := lo; i < hi; i++ {
+			cs, ps := record.Find(st.run, in.answers[i].Case)
+			b.found = append(b.found, found{cs, append(ps, record.Check(cat, cs, in.answers[i].Case)...)})
 		}
-		if a.ReviewerKind == feedback.Agent && who.Kind != feedback.Agent {
-			ps = append(ps, record.Problem{Field: "reviewer_kind", Msg: "this answer is an agent's proposal",
-				Hint: "record it as a proposal with --agent; a human confirms it with the guided review or set"})
+		return nil
+	}, func(b *binding) error {
+		for k, f := range b.found {
+			i, a, cs, ps := b.lo+k, &in.answers[b.lo+k], f.cs, f.problems
+			if cs != nil && latest[cs.Index] != 0 {
+				ps = append(ps, record.Problem{Field: "test_id", Msg: "the same case is judged " + in.answers[latest[cs.Index]-1].where(), Hint: "give one answer per case"})
+			}
+			if a.ReviewerKind == feedback.Agent && who.Kind != feedback.Agent {
+				ps = append(ps, record.Problem{Field: "reviewer_kind", Msg: "this answer is an agent's proposal",
+					Hint: "record it as a proposal with --agent; a human confirms it with the guided review or set"})
+			}
+			for _, p := range ps {
+				problems = append(problems, clierr.Input(name, a.line, a.path(p.Field), p.Msg, p.Hint))
+			}
+			if cs != nil {
+				latest[cs.Index] = int32(i + 1)
+				list = append(list, judgedCase(cs, a.Case))
+			}
 		}
-		for _, p := range ps {
-			problems = append(problems, clierr.Input(name, a.line, a.path(p.Field), p.Msg, p.Hint))
-		}
-		if cs != nil {
-			seen[cs] = i
-			list = append(list, judgedCase(cs, a.Case))
-		}
-	}
+		return nil
+	})
 	if err := inputProblems(s, o.write.JSON, name, problems); err != nil {
 		return err
 	}
@@ -134,6 +147,18 @@ func runApply(s *Streams, o applyOptions) error {
 		notes = in.top.OverallNotes
 	}
 	return recordJudgments(s, o.write, st, list, notes)
+}
+
+// binding is a chunk of answers bound to their cases: the case each names
+// (nil when none) and its problems, from answer lo on.
+type binding struct {
+	lo    int
+	found []found
+}
+
+type found struct {
+	cs       *run.Case
+	problems []record.Problem
 }
 
 // readInput reads --from: a file, or stdin for "-".
@@ -265,7 +290,8 @@ func parseAnswers(name string, data []byte) (input, []*clierr.Error) {
 			return input{}, []*clierr.Error{clierr.Input(name, 1, "", err.Error(), inputHint)}
 		}
 		if _, ok := top["per_case"]; !ok {
-			a, err := decodeAnswer(name, lineAt(data, 0), "", trimmed)
+			a := answer{line: lineAt(data, 0)}
+			err := decodeAnswer(&a, name, trimmed)
 			return input{answers: []answer{a}}, nonNil(err)
 		}
 		in, problems := parseArray(name, data, "per_case")
@@ -307,14 +333,18 @@ func parseLines(name string, data []byte) (input, []*clierr.Error) {
 
 // parseLinesIn is parseLines in n parts, each decoded on its own
 // goroutine: the same answers and problems, in the same order, for any n.
+// Each part decodes its answers into its own stretch of one slice, room
+// for an answer on every line, and the stretches are then closed up.
 func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
 	type part struct {
-		answers  []answer
+		data     []byte
+		first    int // the line of data's first line
+		at, room int // its answers go to all[at : at+room], one a line at most
+		decoded  int
 		problems []*clierr.Error
 	}
 	parts := make([]part, n)
-	var wg sync.WaitGroup
-	start, line := 0, 1
+	start, line, lines := 0, 1, 0
 	for k := range parts {
 		end := len(data)
 		if k < n-1 {
@@ -325,23 +355,33 @@ func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
 				end = len(data)
 			}
 		}
-		chunk, first := data[start:end], line
-		line += bytes.Count(chunk, []byte("\n"))
-		start = end
-		wg.Go(func() { parts[k].answers, parts[k].problems = linesFrom(name, chunk, first) })
+		chunk := data[start:end]
+		breaks := bytes.Count(chunk, []byte("\n"))
+		parts[k] = part{data: chunk, first: line, at: lines}
+		line, lines, start = line+breaks, lines+breaks, end
+		if len(chunk) > 0 && chunk[len(chunk)-1] != '\n' {
+			lines++ // a last line without a line break
+		}
+		parts[k].room = lines - parts[k].at
+	}
+	all := make([]answer, lines)
+	var wg sync.WaitGroup
+	for k := range parts {
+		p := &parts[k]
+		wg.Go(func() { p.decoded, p.problems = linesFrom(name, p.data, p.first, all[p.at:p.at+p.room]) })
 	}
 	wg.Wait()
 	count := 0
-	for _, p := range parts {
-		count += len(p.answers)
-	}
-	in := input{answers: make([]answer, 0, count)}
 	var problems []*clierr.Error
 	for _, p := range parts {
-		in.answers = append(in.answers, p.answers...)
+		if count != p.at {
+			copy(all[count:], all[p.at:p.at+p.decoded])
+		}
+		count += p.decoded
 		problems = append(problems, p.problems...)
 	}
-	return in, problems
+	clear(all[count:]) // what was moved down
+	return input{answers: all[:count]}, problems
 }
 
 // notObject is the problem of a JSON Lines line that is not a JSON object.
@@ -349,27 +389,34 @@ func notObject(name string, line int) *clierr.Error {
 	return clierr.Input(name, line, "", "not a JSON object", inputHint)
 }
 
-// linesFrom decodes the JSON Lines of data, the first on line first.
-func linesFrom(name string, data []byte, first int) ([]answer, []*clierr.Error) {
-	answers := make([]answer, 0, bytes.Count(data, []byte("\n"))+1)
-	var problems []*clierr.Error
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
+// linesFrom decodes the JSON Lines of data, the first on line first, into
+// answers, zero answers with room for one on each line; n is how many it
+// decoded.
+func linesFrom(name string, data []byte, first int, answers []answer) (n int, problems []*clierr.Error) {
+	for i := 0; len(data) > 0; i++ {
+		line := data
+		if j := bytes.IndexByte(data, '\n'); j >= 0 {
+			line, data = data[:j], data[j+1:]
+		} else {
+			data = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
 		if line[0] != '{' {
 			problems = append(problems, notObject(name, first+i))
 			continue
 		}
-		a, err := decodeAnswer(name, first+i, "", line)
-		if err != nil {
+		a := &answers[n]
+		a.line = first + i
+		if err := decodeAnswer(a, name, line); err != nil {
 			problems = append(problems, err)
+			*a = answer{} // for the next line
 			continue
 		}
-		answers = append(answers, a)
+		n++
 	}
-	return answers, problems
+	return n, problems
 }
 
 // parseArray reads the answers of a JSON array: the document itself, or
@@ -401,8 +448,8 @@ func parseArray(name string, data []byte, field string) (input, []*clierr.Error)
 		if field != "" {
 			prefix = field + "." + prefix
 		}
-		a, err := decodeAnswer(name, lines.at(start), prefix, raw)
-		if err != nil {
+		a := answer{line: lines.at(start), prefix: prefix}
+		if err := decodeAnswer(&a, name, raw); err != nil {
 			problems = append(problems, err)
 			continue
 		}
@@ -435,32 +482,33 @@ func (l *lineCounter) at(off int64) int {
 	return l.newlines + 1
 }
 
-// decodeAnswer decodes the answer raw, on line of name. Raw is the bytes of
-// one value, which may not be JSON: a Case's UnmarshalJSON checks them
-// first, as json.Unmarshal would, and is what it would call.
-func decodeAnswer(name string, line int, prefix string, raw []byte) (answer, *clierr.Error) {
-	a := answer{line: line, prefix: prefix}
+// decodeAnswer decodes the answer raw into a, whose line and prefix say
+// where it is in name. Raw is the bytes of one value, which may not be
+// JSON: a Case's UnmarshalJSON checks them first, as json.Unmarshal would,
+// and is what it would call.
+func decodeAnswer(a *answer, name string, raw []byte) *clierr.Error {
+	line, prefix := a.line, a.prefix
 	if raw[0] != '{' {
-		return a, clierr.Input(name, line, prefix, "an answer must be a JSON object", inputHint)
+		return clierr.Input(name, line, prefix, "an answer must be a JSON object", inputHint)
 	}
 	if err := a.Case.UnmarshalJSON(raw); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return a, clierr.Input(name, line, a.path(te.Field), "expected "+te.Type.String()+", found "+te.Value, "fields: "+answerFields)
+			return clierr.Input(name, line, a.path(te.Field), "expected "+te.Type.String()+", found "+te.Value, "fields: "+answerFields)
 		}
 		if errors.As(err, new(*json.SyntaxError)) {
-			return a, notObject(name, line)
+			return notObject(name, line)
 		}
-		return a, clierr.Input(name, line, prefix, err.Error(), inputHint)
+		return clierr.Input(name, line, prefix, err.Error(), inputHint)
 	}
 	if len(a.Extra) > 0 {
 		k := slices.Sorted(maps.Keys(a.Extra))[0]
-		return a, clierr.Input(name, line, a.path(k), "unknown field: apply would drop it", "fields: "+answerFields)
+		return clierr.Input(name, line, a.path(k), "unknown field: apply would drop it", "fields: "+answerFields)
 	}
 	if a.BlindVerdict != "" {
-		return a, clierr.Input(name, line, a.path("blind_verdict"), "only a blind-first guided review records blind_verdict", "remove it")
+		return clierr.Input(name, line, a.path("blind_verdict"), "only a blind-first guided review records blind_verdict", "remove it")
 	}
-	return a, nil
+	return nil
 }
 
 // judged is a validated answer bound to its case.

@@ -196,4 +196,19 @@ func BenchmarkParseAnswers(b *testing.B) {
 			}
 		})
 	}
+	// JSONL is the bench's answers.jsonl: 100k lines of ~100 bytes, one
+	// answer per case naming test_id, suite and target.
+	var lines bytes.Buffer
+	suites, targets := []string{"billing", "support-triage", "code-review", "sql-gen"}, []string{"gpt-5-mini", "claude-sonnet-4", "local-qwen3"}
+	for i := range 100_000 {
+		fmt.Fprintf(&lines, `{"test_id":"explain-refund-%06d","suite":%q,"target":%q,"verdict":"acceptable"}`+"\n", i/3, suites[i/3%4], targets[i%3])
+	}
+	b.Run("JSONL", func(b *testing.B) {
+		b.SetBytes(int64(lines.Len()))
+		for b.Loop() {
+			if in, problems := parseAnswers("answers.jsonl", lines.Bytes()); len(problems) > 0 || len(in.answers) != 100_000 {
+				b.Fatal(problems)
+			}
+		}
+	})
 }

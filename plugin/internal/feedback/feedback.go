@@ -210,8 +210,16 @@ func (c Case) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads the known fields and keeps the others in Extra.
 func (c *Case) UnmarshalJSON(data []byte) error {
+	// An entry of known fields only is decoded into c itself; c is left
+	// as it was when that fails.
+	was := *c
+	*c = Case{}
+	if decodeKnown(data, reflect.ValueOf((*caseFields)(c)).Elem(), caseNames) {
+		return nil
+	}
+	*c = was
 	var cf caseFields
-	extra, err := unmarshalWithExtra(data, &cf, caseKeys)
+	extra, err := unmarshalByMap(data, &cf, caseKeys)
 	if err != nil {
 		return err
 	}
@@ -219,6 +227,9 @@ func (c *Case) UnmarshalJSON(data []byte) error {
 	c.Extra = extra
 	return nil
 }
+
+// caseNames are caseFields' field numbers by JSON name, for decodeKnown.
+var caseNames = fieldsOf(reflect.TypeFor[caseFields]()).byName
 
 // jsonKeys returns the JSON names of t's fields.
 func jsonKeys(t reflect.Type) map[string]bool {
@@ -258,7 +269,21 @@ func marshalWithExtra(v any, extra map[string]json.RawMessage, known map[string]
 	return b.Bytes(), nil
 }
 
+// unmarshalWithExtra decodes the JSON object data into the struct dst
+// points to by the exact names known, its fields' JSON names, and returns
+// the other members (the last of a repeated key), nil when there are none.
+// An object of known names only, each once, is decoded in one pass
+// (decodeKnown); any other input as unmarshalByMap does.
 func unmarshalWithExtra(data []byte, dst any, known map[string]bool) (map[string]json.RawMessage, error) {
+	if v := reflect.ValueOf(dst).Elem(); decodeKnown(data, v, fieldsOf(v.Type()).byName) {
+		return nil, nil
+	}
+	return unmarshalByMap(data, dst, known)
+}
+
+// unmarshalByMap is unmarshalWithExtra the slow way: data is decoded into
+// a map of raw values, and the known ones again into dst.
+func unmarshalByMap(data []byte, dst any, known map[string]bool) (map[string]json.RawMessage, error) {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
 		return nil, err
@@ -286,6 +311,92 @@ func unmarshalWithExtra(data []byte, dst any, known map[string]bool) (map[string
 	}
 	return all, nil
 }
+
+// decodeKnown decodes data into the struct v as json.Unmarshal does, when
+// data is a JSON object whose every member names a field exactly (byName:
+// field numbers by JSON name), once, and whose values all decode: what
+// unmarshalWithExtra does the slow way then. It reports false for any other
+// input (an unknown, escaped or repeated key, a value of the wrong type,
+// bytes that are not JSON), having changed nothing when a key is at fault.
+// A plain string (ASCII without escapes) of a string field is taken as it
+// is, all of them in one allocation; any other value is decoded by
+// json.Unmarshal into its field, which checks it.
+func decodeKnown(data []byte, v reflect.Value, byName map[string]int) bool {
+	if len(data) > maxDepth && !json.Valid(data) {
+		return false // the values may be JSON while data nests too deep
+	}
+	// First the members, each field at most once, then their values.
+	var members [32]struct {
+		field, start, end int  // the value is data[start:end]
+		plain             bool // a string without escapes
+	}
+	n, seen, plainBytes := 0, uint64(0), 0
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return false
+	}
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i == len(data) || data[i] != '"' || n == len(members) {
+			return false
+		}
+		end := i + 1 + plain(data[i+1:])
+		if end == len(data) || data[end] != '"' {
+			return false
+		}
+		f, ok := byName[string(data[i+1:end])]
+		if !ok || f >= 64 || seen&(1<<f) != 0 {
+			return false
+		}
+		seen |= 1 << f
+		if i = skipSpace(data, end+1); i == len(data) || data[i] != ':' {
+			return false
+		}
+		m := &members[n]
+		n++
+		m.field, m.start = f, skipSpace(data, i+1)
+		if m.start < len(data) && data[m.start] == '"' {
+			m.end = m.start + 1 + plain(data[m.start+1:])
+			if m.plain = m.end < len(data) && data[m.end] == '"'; m.plain {
+				m.end++
+				plainBytes += m.end - m.start - 2
+			}
+		}
+		if !m.plain {
+			m.end = skipValue(data, m.start)
+		}
+		if i = skipSpace(data, m.end); i == len(data) {
+			return false
+		}
+		if data[i] == '}' {
+			break
+		}
+		if data[i] != ',' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+	}
+	if skipSpace(data, i+1) != len(data) {
+		return false
+	}
+	var strs strings.Builder // the plain strings, each a part of strs.String()
+	strs.Grow(plainBytes)
+	for _, m := range members[:n] {
+		field := v.Field(m.field)
+		if m.plain && field.Type() == stringType {
+			at := strs.Len()
+			strs.Write(data[m.start+1 : m.end-1])
+			field.SetString(strs.String()[at:])
+		} else if json.Unmarshal(data[m.start:m.end], field.Addr().Interface()) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+var stringType = reflect.TypeFor[string]()
 
 // The extension objects decode by exact field names too, keeping unknown
 // ones in Extra: encoding/json alone would let "MODE" fill mode, so a file
