@@ -314,10 +314,11 @@ func unmarshalByMap(data []byte, dst any, known map[string]bool) (map[string]jso
 
 // decodeKnown decodes data into the struct v as json.Unmarshal does, when
 // data is a JSON object whose every member names a field exactly (byName:
-// field numbers by JSON name), once, and whose values all decode: what
+// field numbers by JSON name) and whose values all decode: what
 // unmarshalWithExtra does the slow way then. It reports false for any other
-// input (an unknown, escaped or repeated key, a value of the wrong type,
-// bytes that are not JSON), having changed nothing when a key is at fault.
+// input (an unknown or escaped key, a value of the wrong type, bytes that
+// are not JSON, more than 32 members), having changed nothing when a key
+// is at fault.
 // A plain string (ASCII without escapes) of a string field is taken as it
 // is, all of them in one allocation; any other value is decoded by
 // json.Unmarshal into its field, which checks it.
@@ -325,12 +326,13 @@ func decodeKnown(data []byte, v reflect.Value, byName map[string]int) bool {
 	if len(data) > maxDepth && !json.Valid(data) {
 		return false // the values may be JSON while data nests too deep
 	}
-	// First the members, each field at most once, then their values.
+	// First the members (a repeated key decodes again into its field, as
+	// with encoding/json), then their values.
 	var members [32]struct {
 		field, start, end int  // the value is data[start:end]
 		plain             bool // a string without escapes
 	}
-	n, seen, plainBytes := 0, uint64(0), 0
+	n, plainBytes := 0, 0
 	i := skipSpace(data, 0)
 	if i == len(data) || data[i] != '{' {
 		return false
@@ -347,10 +349,9 @@ func decodeKnown(data []byte, v reflect.Value, byName map[string]int) bool {
 			return false
 		}
 		f, ok := byName[string(data[i+1:end])]
-		if !ok || f >= 64 || seen&(1<<f) != 0 {
+		if !ok {
 			return false
 		}
-		seen |= 1 << f
 		if i = skipSpace(data, end+1); i == len(data) || data[i] != ':' {
 			return false
 		}
