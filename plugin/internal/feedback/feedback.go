@@ -318,7 +318,9 @@ func unmarshalByMap(data []byte, dst any, known map[string]bool) (map[string]jso
 // unmarshalWithExtra does the slow way then. It reports false for any other
 // input (an unknown or escaped key, a value of the wrong type, bytes that
 // are not JSON, more than 32 members), having changed nothing when a key
-// is at fault.
+// is at fault. (Past a bad value of bytes that are not JSON, some fields
+// may be set: encoding/json passes UnmarshalJSON JSON only, and
+// Case.UnmarshalJSON, which apply calls on any line, puts the Case back.)
 // A plain string (ASCII without escapes) of a string field is taken as it
 // is, all of them in one allocation; any other value is decoded by
 // json.Unmarshal into its field, which checks it.
