@@ -165,7 +165,7 @@ func normaliseByBytes(in []byte) []byte {
 }
 
 // FuzzNormalise: normalise, given the text whole, a byte at a time, in
-// halves, or as a string (WriteString, in pieces of 3 bytes or whole),
+// halves, or as a string (WriteString, whole or 3 bytes at a time),
 // writes what the byte-at-a-time definition does.
 func FuzzNormalise(f *testing.F) {
 	for _, s := range []string{"", "a \t\n\n  b  \n", strings.Repeat("word  ", 20) + "\n\n\n" + strings.Repeat(" ", 40) + "x", strings.Repeat("\n", 100) + "y \r\n"} {
@@ -185,9 +185,17 @@ func FuzzNormalise(f *testing.F) {
 		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in)), iotest.HalfReader(bytes.NewReader(in)), strings.NewReader(string(in))} {
 			check(r)
 		}
-		defer func(n int) { stringPiece = n }(stringPiece)
-		stringPiece = 3
-		check(strings.NewReader(string(in)))
+		// A text written as strings, 3 bytes at a time.
+		var b bytes.Buffer
+		n := &normaliser{w: &b}
+		for rest := string(in); len(rest) > 0; rest = rest[min(3, len(rest)):] {
+			if _, err := n.WriteString(rest[:min(3, len(rest))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Fatalf("normalise(%q) as strings = %q, want %q", in, b.Bytes(), want)
+		}
 	})
 }
 
