@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"agentv-review/plugin/internal/jsonenc"
@@ -84,17 +83,17 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
 	}
 	h.Reset()
-	h.Write(text)
-	io.WriteString(h, graderLines(graders))
+	h.Write(appendGraderLines(text, graders))
 	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0])), nil
 }
 
-// graderLines are the sorted grader lines of both versions.
-func graderLines(graders []GraderResult) string {
-	lines := make([]string, len(graders))
+// appendGraderLines appends the sorted grader lines of both versions to
+// dst. The lines are built in one buffer and sorted as views of it.
+func appendGraderLines(dst []byte, graders []GraderResult) []byte {
 	var b []byte
+	ends := make([]int, len(graders))
 	for i, g := range graders {
-		b = append(b[:0], "grader "...)
+		b = append(b, "grader "...)
 		b = append(jsonenc.AppendString(b, g.Key, true), ' ') // the key as json.Marshal writes it
 		if g.Score != nil {
 			b = strconv.AppendFloat(b, *g.Score, 'g', -1, 64)
@@ -107,10 +106,20 @@ func graderLines(graders []GraderResult) string {
 		} else {
 			b = append(b, "null"...)
 		}
-		lines[i] = string(append(b, '\n'))
+		b = append(b, '\n')
+		ends[i] = len(b)
+	}
+	lines := make([]string, len(graders))
+	start := 0
+	for i, end := range ends {
+		lines[i] = unsafe.String(&b[start], end-start) // b is not written to again
+		start = end
 	}
 	slices.Sort(lines)
-	return strings.Join(lines, "")
+	for _, l := range lines {
+		dst = append(dst, l...)
+	}
+	return dst
 }
 
 // normalise copies r to w, dropping trailing blanks of every line and

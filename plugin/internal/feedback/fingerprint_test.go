@@ -77,8 +77,8 @@ func TestGraderLinesKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := graderLines([]GraderResult{{Key: key}}), "grader "+string(q)+" null null\n"; got != want {
-			t.Errorf("graderLines(%q) = %q, want %q", key, got, want)
+		if got, want := string(appendGraderLines(nil, []GraderResult{{Key: key}})), "grader "+string(q)+" null null\n"; got != want {
+			t.Errorf("appendGraderLines(%q) = %q, want %q", key, got, want)
 		}
 	}
 }

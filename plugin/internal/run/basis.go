@@ -160,9 +160,32 @@ const maxKeys = 1024
 
 // scratch is what a Bases worker reuses from row to row.
 type scratch struct {
-	sk   skimmer
-	m    map[string]json.RawMessage // the row's members
-	read recent
+	sk     skimmer
+	m      map[string]json.RawMessage // the row's members
+	scores rowScores                  // the row's scores[], decoded as it was split
+	read   recent
+	d      Detail // the reads' warnings, which a Basis does not keep
+}
+
+// rowScores is a row's scores[] decoded by skimmer.members as it splits
+// the row, in the same pass: list is decodeScores of the last "scores"
+// member when ok; else decodeScores of that member has to be called (the
+// row has none, or one encoding/json decodes).
+type rowScores struct {
+	list []scoreRecord
+	ok   bool
+}
+
+// decoded is decodeScores of raw, the row's "scores" member that
+// skimmer.members split, with sk.
+func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
+	switch {
+	case rs.ok && len(rs.list) == 0:
+		return nil // as decodeScores has it, not the reused room
+	case rs.ok:
+		return rs.list
+	}
+	return decodeScores(raw, sk)
 }
 
 // recent remembers the sidecars a Bases worker read last, by the path the
@@ -203,26 +226,29 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDe
 			return nil, err
 		}
 	}
-	d := &Detail{Case: c} // the reads' warnings, which a Basis does not keep
+	d := &sc.d
+	*d = Detail{Case: c, Warnings: d.Warnings[:0]}
 	text := func(field, rel string) Text {
 		return sc.read.get(rel, func() Text { return r.readFileWith(read, d, field, rel, basisLimit) })
 	}
 	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.testDef(read, defs, eval, named, c.TestID, m, &sc.sk)
+	b.Task = r.testDef(read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(m["scores"], &sc.sk) })
 	return b, nil
 }
 
 // members is verify for Bases: the members of c's row, read again as
 // line, normalised. A line whose bytes hash as those Read decoded
-// (RowLoc.Sum) is that row, which is only split; any other is checked by
-// verify, which tells what changed or accepts a row that keeps the
-// identity and outcome Read found.
+// (RowLoc.Sum) is that row, which is only split, its scores[] decoded in
+// the same pass (sc.scores); any other is checked by verify, which tells
+// what changed or accepts a row that keeps the identity and outcome Read
+// found.
 func (r *Run) members(c *Case, line []byte, sc *scratch) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	var err error
+	sc.scores.ok = false
 	if rowSum(line) == c.Loc.Sum {
-		m, err = r.split(c, rowBytes(line, true), &sc.sk, sc.m)
+		m, err = r.split(c, rowBytes(line, true), &sc.sk, sc.m, &sc.scores)
 	} else {
 		_, m, err = r.verify(c, line, &sc.sk, sc.m)
 	}
@@ -266,8 +292,8 @@ type textMember struct {
 	raw  *json.RawMessage
 }
 
-func textMembers(row *rowFull) []textMember {
-	return []textMember{
+func textMembers(row *rowFull) [9]textMember {
+	return [...]textMember{
 		{"output_path", &row.OutputPath, nil}, {"answer_path", &row.AnswerPath, nil},
 		{"response_path", &row.ResponsePath, nil}, {"input_path", &row.InputPath, nil},
 		{"output", nil, &row.Output}, {"answer", nil, &row.Answer}, {"output_text", nil, &row.OutputText},
@@ -283,8 +309,9 @@ func textMembers(row *rowFull) []textMember {
 // first maxKeys), so the rows of a run, which share their keys, share
 // their strings and learn it once. It sets s.renames, the rowSpellings
 // groups normalize has work in, and s.folds, whether a key folds to a
-// textField without being one (see textOf).
-func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+// textField without being one (see textOf). With scores set, the value of
+// a "scores" member is decoded into it as it is read (see rowScores).
+func (s *skimmer) members(line []byte, m map[string]json.RawMessage, scores *rowScores) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
 	s.renames, s.folds = 0, false
 	if m == nil {
@@ -301,8 +328,19 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string
 		}
 		s.ws()
 		start := s.i
-		if err := s.skip(); err != nil {
-			return err
+		if scores != nil && k.name == "scores" {
+			// The list of the row before is no one's: its room is reused.
+			list := scores.list[:0]
+			ok, err := s.scoreList(&list)
+			if err != nil { // left to decodeScores, which hands it to encoding/json
+				ok, s.i = false, start
+			}
+			*scores = rowScores{list, ok}
+		}
+		if s.i == start {
+			if err := s.skip(); err != nil {
+				return err
+			}
 		}
 		v := s.b[start:s.i]
 		m[k.name] = v

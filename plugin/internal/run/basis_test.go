@@ -96,7 +96,7 @@ func checkTextOf(t *testing.T, line []byte) {
 	if !json.Valid(line) {
 		return
 	}
-	m, err := sk.members(line, nil)
+	m, err := sk.members(line, nil, nil)
 	if err != nil {
 		return // not an object
 	}
@@ -160,7 +160,7 @@ func FuzzNormalize(f *testing.F) {
 		if !json.Valid(line) {
 			return
 		}
-		got, err := sk.members(line, nil)
+		got, err := sk.members(line, nil, nil)
 		if err != nil {
 			return
 		}
@@ -169,6 +169,40 @@ func FuzzNormalize(f *testing.F) {
 		normalizeByDeleting(want)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: normalize gives %q, want %q", line, got, want)
+		}
+	})
+}
+
+// FuzzMembersScores: members, decoding scores[] as it splits a row (what
+// Bases does), splits it into the same members as without, and its
+// scores[] is decodeScores of the "scores" member, prompts included.
+func FuzzMembersScores(f *testing.F) {
+	for _, s := range textSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range scoreSeeds {
+		f.Add([]byte(`{"scores":` + s + `,"score":1}`))
+		f.Add([]byte(`{"scores":[{"name":"first"}],"x":1,"scores":` + s + `}`))
+	}
+	f.Add([]byte(`{"scores":[{"input":{"userPrompt":"p"},"name":"a","name":"b"}],"Scores":[{"name":"folded"}]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !json.Valid(line) {
+			return
+		}
+		var sk skimmer
+		want, err := sk.members(line, nil, nil)
+		if err != nil {
+			return
+		}
+		want = maps.Clone(want)
+		var rs rowScores
+		got, err := sk.members(line, nil, &rs)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: members with scores = %q, %v; without: %q", line, got, err, want)
+		}
+		gotScores, wantScores := rs.decoded(got["scores"], &sk), decodeScores(want["scores"], &sk)
+		if !reflect.DeepEqual(gotScores, wantScores) {
+			t.Fatalf("%q: scores[] decoded as split %+v, by decodeScores %+v", line, gotScores, wantScores)
 		}
 	})
 }
