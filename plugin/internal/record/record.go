@@ -16,7 +16,6 @@ import (
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
-	"agentv-review/plugin/internal/jsonenc"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/triage"
 	"agentv-review/prompts"
@@ -105,7 +104,7 @@ func fingerprintOf(sh shown, graders []feedback.GraderResult, version int) (stri
 		task = &run.Task{}
 	}
 	if def := (testDef{task.Criteria, task.Input, task.Expected, task.Assertions}); def.Criteria != "" || def.Input != "" || def.Expected != "" || len(def.Assertions) > 0 {
-		b, err := def.encode()
+		b, err := json.Marshal(def)
 		if err != nil {
 			return "", err
 		}
@@ -120,27 +119,6 @@ type testDef struct {
 	Input      string          `json:"input,omitempty"`
 	Expected   string          `json:"expected,omitempty"`
 	Assertions []run.Assertion `json:"assertions,omitempty"`
-}
-
-// encode is json.Marshal of d. Without assertions (a test defined by its
-// grader prompts) d is three strings, written as json.Marshal writes them
-// without its reflection.
-func (d testDef) encode() ([]byte, error) {
-	if len(d.Assertions) > 0 {
-		return json.Marshal(d)
-	}
-	b := make([]byte, 0, len(d.Criteria)+len(d.Input)+len(d.Expected)+48)
-	sep := byte('{')
-	for _, f := range [...]struct{ key, s string }{{`"criteria":`, d.Criteria}, {`"input":`, d.Input}, {`"expected":`, d.Expected}} {
-		if f.s != "" {
-			b = append(append(b, sep), f.key...)
-			b, sep = jsonenc.AppendString(b, f.s, true), ','
-		}
-	}
-	if sep == '{' {
-		b = append(b, sep)
-	}
-	return append(b, '}'), nil
 }
 
 // Who is who records a judgment.

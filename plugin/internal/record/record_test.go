@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,23 +151,4 @@ func TestCheckAndFind(t *testing.T) {
 	if ps := Check(cat, c, good); len(ps) != 0 {
 		t.Errorf("a good answer: %+v", ps)
 	}
-}
-
-// FuzzTestDefEncode: a test definition is encoded as json.Marshal encodes
-// it, with assertions or without.
-func FuzzTestDefEncode(f *testing.F) {
-	f.Add("be right", "", "42", false)
-	f.Add("", "", "", false)
-	f.Add("<b>&\u2028 \"q\" \xff", "@[user]:\nhi", "", true)
-	f.Fuzz(func(t *testing.T, criteria, input, expected string, assert bool) {
-		d := testDef{Criteria: criteria, Input: input, Expected: expected}
-		if assert {
-			d.Assertions = []run.Assertion{{Name: criteria, Type: "contains", Value: expected}}
-		}
-		got, err := d.encode()
-		want, werr := json.Marshal(d)
-		if err != nil || werr != nil || string(got) != string(want) {
-			t.Fatalf("%+v: encode = %s, %v; json.Marshal = %s, %v", d, got, err, want, werr)
-		}
-	})
 }
