@@ -38,7 +38,10 @@ var (
 )
 
 // Bases reads the Basis of every case of cs and calls fn(i, b) for cs[i],
-// on every core (fn must be safe for concurrent use; b is fn's to keep).
+// on every core (fn must be safe for concurrent use). b is fn's to keep,
+// but for the Content of its Answer and Input, which is valid only until
+// fn returns (the bytes of a sidecar are read into room Bases reuses):
+// fn copies what it keeps of them.
 // It reads the manifest once in file order, decodes each row once, and
 // opens the run directory once for all sidecars, parses each EVAL.yaml
 // bundle once for all its rows (see evalDefs), with Detail's checks: a
@@ -92,7 +95,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 						fail(i, r.changed(c, "cannot re-read the row: "+ch.err.Error()))
 						continue
 					}
-					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir.Read, &defs)
+					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir, &defs)
 					if err == nil {
 						err = fn(i, b)
 					}
@@ -193,29 +196,54 @@ func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
 // name the same input (AgentV 4.42.4 writes <suite>/<test_id>/ once per
 // test), which is then read once for all of them, as an EVAL.yaml is (see
 // evalDefs). A Text read is the file's whatever field named it (the field
-// only words the warnings, which a Basis does not keep).
+// only words the warnings, which a Basis does not keep). The bytes of
+// text[i] are in room[i], which the slot's next read reuses: a row reads
+// at most two sidecars, so the texts of the row before, whose fn has
+// returned, are the only ones a read overwrites.
 type recent struct {
 	rel  [4]string
 	text [4]Text
+	room [4][]byte
 	next int
 }
 
-// get is the Text of rel, read by read unless it is one of the last few.
-func (c *recent) get(rel string, read func() Text) Text {
+// maxRoom bounds the room recent keeps for a slot: a bigger sidecar is
+// read into a buffer of its own, left to the collector.
+const maxRoom = 256 << 10
+
+// get is the Text of rel, read by read into the room given unless it is
+// one of the last few. A text it gives is not overwritten by the next
+// read (a hit on the slot to take next moves next on).
+func (c *recent) get(rel string, read func(room *[]byte) Text) Text {
 	for i, r := range c.rel {
 		if r == rel && r != "" {
+			if i == c.next {
+				c.next = (c.next + 1) % len(c.rel)
+			}
 			return c.text[i]
 		}
 	}
-	t := read()
+	t := read(&c.room[c.next])
 	c.rel[c.next], c.text[c.next] = rel, t
 	c.next = (c.next + 1) % len(c.rel)
 	return t
 }
 
+// into is a reader that reads beneath dir into *room, and keeps the
+// buffer there for the next read when it is at most maxRoom.
+func into(dir *safefile.Dir, room *[]byte) reader {
+	return func(name string, limit int64) ([]byte, int64, error) {
+		b, size, err := dir.ReadInto(*room, name, limit)
+		if cap(b) <= maxRoom {
+			*room = b[:0]
+		}
+		return b, size, err
+	}
+}
+
 // basis reads the Basis of c from its row bytes line. Nothing it returns
 // aliases line.
-func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDefs) (*Basis, error) {
+func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
 	m, err := r.members(c, line, sc)
 	if err != nil {
 		return nil, err
@@ -229,11 +257,11 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDe
 	d := &sc.d
 	*d = Detail{Case: c, Warnings: d.Warnings[:0]}
 	text := func(field, rel string) Text {
-		return sc.read.get(rel, func() Text { return r.readFileWith(read, d, field, rel, basisLimit) })
+		return sc.read.get(rel, func(room *[]byte) Text { return r.readFileWith(into(dir, room), d, field, rel, basisLimit) })
 	}
 	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.testDef(read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(m["scores"], &sc.sk) })
+	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(m["scores"], &sc.sk) })
 	return b, nil
 }
 
