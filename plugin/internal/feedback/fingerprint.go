@@ -71,12 +71,13 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 	h := sha256.New()
 	var sum [sha256.Size]byte
 	text := append(make([]byte, 0, 256), head...)
+	var n normaliser
 	for _, p := range parts {
 		if p.r == nil {
 			continue
 		}
 		h.Reset()
-		if err := normalise(h, p.r); err != nil {
+		if err := n.normalise(h, p.r); err != nil {
 			return "", err
 		}
 		text = append(append(text, p.name...), ' ')
@@ -90,7 +91,11 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 // appendGraderLines appends the sorted grader lines of both versions to
 // dst. The lines are built in one buffer and sorted as views of it.
 func appendGraderLines(dst []byte, graders []GraderResult) []byte {
-	var b []byte
+	size := 0
+	for _, g := range graders {
+		size += len(g.Key) + 48 // quotes, a score, a pass
+	}
+	b := make([]byte, 0, size)
 	ends := make([]int, len(graders))
 	for i, g := range graders {
 		b = append(b, "grader "...)
@@ -122,14 +127,15 @@ func appendGraderLines(dst []byte, graders []GraderResult) []byte {
 	return dst
 }
 
-// normalise copies r to w, dropping trailing blanks of every line and
+// normalise copies r to w through n (reset first), dropping trailing blanks of every line and
 // trailing empty lines. What r holds in memory (a strings.Reader, a
 // bytes.Reader: what most fingerprints read) reaches the normaliser in one
 // write, a file in pieces; the normaliser writes each piece to w in spans
 // of it, cut only where a line loses its trailing blanks, so a hash w gets
 // a few big writes, not three for every line.
-func normalise(w io.Writer, r io.Reader) error {
-	_, err := io.Copy(&normaliser{w: w}, r)
+func (n *normaliser) normalise(w io.Writer, r io.Reader) error {
+	*n = normaliser{w: w, blanks: n.blanks[:0]}
+	_, err := io.Copy(n, r)
 	return err
 }
 

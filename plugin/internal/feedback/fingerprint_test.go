@@ -133,7 +133,7 @@ func TestNormalise(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		if err := normalise(&b, iotest.OneByteReader(strings.NewReader(tt.in))); err != nil {
+		if err := new(normaliser).normalise(&b, iotest.OneByteReader(strings.NewReader(tt.in))); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != tt.want {
@@ -175,7 +175,7 @@ func FuzzNormalise(f *testing.F) {
 		want := normaliseByBytes(in)
 		check := func(r io.Reader) {
 			var b bytes.Buffer
-			if err := normalise(&b, r); err != nil {
+			if err := new(normaliser).normalise(&b, r); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(b.Bytes(), want) {

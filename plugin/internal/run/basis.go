@@ -167,7 +167,8 @@ type scratch struct {
 	m      map[string]json.RawMessage // the row's members
 	scores rowScores                  // the row's scores[], decoded as it was split
 	read   recent
-	d      Detail // the reads' warnings, which a Basis does not keep
+	d      Detail  // the reads' warnings, which a Basis does not keep
+	row    rowFull // the row's text fields
 }
 
 // rowScores is a row's scores[] decoded by skimmer.members as it splits
@@ -248,9 +249,10 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *
 	if err != nil {
 		return nil, err
 	}
-	var row rowFull
-	if !textOf(m, sc.sk.folds, &row) {
-		if err := r.decodeRow(c, m, textFields, &row); err != nil {
+	row := &sc.row
+	*row = rowFull{}
+	if !textOf(m, sc.sk.folds, row) {
+		if err := r.decodeRow(c, m, textFields, row); err != nil {
 			return nil, err
 		}
 	}
@@ -259,7 +261,7 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *
 	text := func(field, rel string) Text {
 		return sc.read.get(rel, func(room *[]byte) Text { return r.readFileWith(into(dir, room), d, field, rel, basisLimit) })
 	}
-	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
+	b := &Basis{Case: c, Answer: r.answer(*row, c.OverwrittenBy == "", text), Input: r.input(*row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
 	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(m["scores"], &sc.sk) })
 	return b, nil
