@@ -1,15 +1,13 @@
 package feedback
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
+	"unsafe"
 
 	"agentv-review/plugin/internal/jsonenc"
 )
@@ -73,63 +71,77 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 	h := sha256.New()
 	var sum [sha256.Size]byte
 	text := append(make([]byte, 0, 256), head...)
+	var n normaliser
 	for _, p := range parts {
 		if p.r == nil {
 			continue
 		}
 		h.Reset()
-		if err := normalise(h, p.r); err != nil {
+		if err := n.normalise(h, p.r); err != nil {
 			return "", err
 		}
 		text = append(append(text, p.name...), ' ')
 		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
 	}
 	h.Reset()
-	h.Write(text)
-	io.WriteString(h, graderLines(graders))
+	h.Write(appendGraderLines(text, graders))
 	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0])), nil
 }
 
-// graderLines are the sorted grader lines of both versions.
-func graderLines(graders []GraderResult) string {
-	lines := make([]string, len(graders))
+// appendGraderLines appends the sorted grader lines of both versions to
+// dst. The lines are built in one buffer and sorted as views of it.
+func appendGraderLines(dst []byte, graders []GraderResult) []byte {
+	size := 0
+	for _, g := range graders {
+		size += len(g.Key) + 48 // quotes, a score, a pass
+	}
+	b := make([]byte, 0, size)
+	ends := make([]int, len(graders))
 	for i, g := range graders {
-		key := jsonenc.AppendString(nil, g.Key, true) // as json.Marshal writes it
-		score, pass := "null", "null"
+		b = append(b, "grader "...)
+		b = append(jsonenc.AppendString(b, g.Key, true), ' ') // the key as json.Marshal writes it
 		if g.Score != nil {
-			score = strconv.FormatFloat(*g.Score, 'g', -1, 64)
+			b = strconv.AppendFloat(b, *g.Score, 'g', -1, 64)
+		} else {
+			b = append(b, "null"...)
 		}
+		b = append(b, ' ')
 		if g.Pass != nil {
-			pass = strconv.FormatBool(*g.Pass)
+			b = strconv.AppendBool(b, *g.Pass)
+		} else {
+			b = append(b, "null"...)
 		}
-		lines[i] = "grader " + string(key) + " " + score + " " + pass + "\n"
+		b = append(b, '\n')
+		ends[i] = len(b)
+	}
+	lines := make([]string, len(graders))
+	start := 0
+	for i, end := range ends {
+		lines[i] = unsafe.String(&b[start], end-start) // b is not written to again
+		start = end
 	}
 	slices.Sort(lines)
-	return strings.Join(lines, "")
-}
-
-// normalise copies r to w, dropping trailing blanks of every line and
-// trailing empty lines. A bytes.Reader is written to the normaliser in one
-// piece, a strings.Reader (what most fingerprints read) through
-// WriteString, without a copy of the whole text. The normaliser writes a
-// line in up to three pieces; they reach w through a pooled buffer, so a
-// hash w gets a few big writes instead of three for every line.
-func normalise(w io.Writer, r io.Reader) error {
-	bw := outputs.Get().(*bufio.Writer)
-	defer outputs.Put(bw)
-	bw.Reset(w)
-	defer bw.Reset(nil) // the pool keeps no writer alive
-	if _, err := io.Copy(&normaliser{w: bw}, r); err != nil {
-		return err
+	for _, l := range lines {
+		dst = append(dst, l...)
 	}
-	return bw.Flush()
+	return dst
 }
 
-var outputs = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4<<10) }}
+// normalise copies r to w through n (reset first), dropping trailing blanks of every line and
+// trailing empty lines. What r holds in memory (a strings.Reader, a
+// bytes.Reader: what most fingerprints read) reaches the normaliser in one
+// write, a file in pieces; the normaliser writes each piece to w in spans
+// of it, cut only where a line loses its trailing blanks, so a hash w gets
+// a few big writes, not three for every line.
+func (n *normaliser) normalise(w io.Writer, r io.Reader) error {
+	*n = normaliser{w: w, blanks: n.blanks[:0]}
+	_, err := io.Copy(n, r)
+	return err
+}
 
 // normaliser is normalise's state between writes: the newlines, and the
 // blanks at the end of the line so far, held back until text that is
-// neither shows they are not trailing. It works a line at a time.
+// neither shows they are not trailing.
 type normaliser struct {
 	w        io.Writer
 	newlines int
@@ -137,59 +149,82 @@ type normaliser struct {
 }
 
 func (n *normaliser) Write(p []byte) (int, error) {
-	total := len(p)
-	for len(p) > 0 {
-		line, rest, ended := bytes.Cut(p, newline)
-		if text := bytes.TrimRight(line, lineBlanks); len(text) > 0 {
-			for n.newlines > 0 {
-				k := min(n.newlines, len(someNewlines))
-				if _, err := n.w.Write(someNewlines[:k]); err != nil {
-					return 0, err
-				}
-				n.newlines -= k
-			}
-			if _, err := n.w.Write(n.blanks); err != nil {
-				return 0, err
-			}
-			if _, err := n.w.Write(text); err != nil {
-				return 0, err
-			}
-			n.blanks, line = n.blanks[:0], line[len(text):]
-		}
-		if ended {
-			n.newlines, n.blanks = n.newlines+1, n.blanks[:0]
-		} else {
-			n.blanks = append(n.blanks, line...) // the line goes on in the next write
-		}
-		p = rest
+	if err := n.write(p); err != nil {
+		return 0, err
 	}
-	return total, nil
+	return len(p), nil
 }
 
-// WriteString is Write of s, in pieces of at most stringPiece bytes
-// through a pooled buffer: strings.Reader.WriteTo would otherwise copy its
-// whole text into a new slice for Write.
+// WriteString is Write of s, without a copy of it (strings.Reader.WriteTo
+// would otherwise copy its whole text into a new slice for Write).
 func (n *normaliser) WriteString(s string) (int, error) {
-	buf := pieces.Get().(*[]byte)
-	defer pieces.Put(buf)
-	for rest := s; len(rest) > 0; {
-		k := copy((*buf)[:min(len(*buf), stringPiece)], rest)
-		if _, err := n.Write((*buf)[:k]); err != nil {
-			return 0, err
-		}
-		rest = rest[k:]
-	}
-	return len(s), nil
+	// Write must neither keep nor change the bytes: s is not written to.
+	return n.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// stringPiece is the most of a string WriteString writes at once (a
-// variable for a test).
-var stringPiece = 16 << 10
+// write normalises p, the text after what was written before: the blanks
+// and newlines p starts with join those held back, and are written only
+// when text follows them in p; from p's first text to its last, each line
+// loses its trailing blanks; the blanks and newlines after p's last text
+// are held back.
+func (n *normaliser) write(p []byte) error {
+	end := len(bytes.TrimRight(p, heldBack))
+	if end == 0 {
+		n.hold(p)
+		return nil
+	}
+	first := len(p) - len(bytes.TrimLeft(p, heldBack))
+	n.hold(p[:first])
+	for n.newlines > 0 {
+		k := min(n.newlines, len(someNewlines))
+		if _, err := n.w.Write(someNewlines[:k]); err != nil {
+			return err
+		}
+		n.newlines -= k
+	}
+	if _, err := n.w.Write(n.blanks); err != nil {
+		return err
+	}
+	n.blanks = n.blanks[:0]
+	text, span := p[first:end], 0
+	for i := 0; ; {
+		j := bytes.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		nl := i + j
+		if k := i + len(bytes.TrimRight(text[i:nl], lineBlanks)); k < nl {
+			if _, err := n.w.Write(text[span:k]); err != nil {
+				return err
+			}
+			span = nl
+		}
+		i = nl + 1
+	}
+	if _, err := n.w.Write(text[span:]); err != nil {
+		return err
+	}
+	n.hold(p[end:])
+	return nil
+}
 
-var pieces = sync.Pool{New: func() any { b := make([]byte, stringPiece); return &b }}
+// hold holds back p, blanks and newlines only: its newlines, and the
+// blanks after the last of them.
+func (n *normaliser) hold(p []byte) {
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		n.newlines += bytes.Count(p, newline)
+		n.blanks = append(n.blanks[:0], p[i+1:]...)
+		return
+	}
+	n.blanks = append(n.blanks, p...)
+}
 
-// lineBlanks are the blanks normalise drops at the end of a line.
-const lineBlanks = " \t\r\v\f"
+// lineBlanks are the blanks normalise drops at the end of a line;
+// heldBack adds the newline.
+const (
+	lineBlanks = " \t\r\v\f"
+	heldBack   = lineBlanks + "\n"
+)
 
 var newline = []byte{'\n'}
 

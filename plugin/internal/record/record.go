@@ -25,8 +25,11 @@ import (
 func Snapshot(c *run.Case) *feedback.Automated {
 	score := c.Score
 	a := &feedback.Automated{Score: &score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
-	for _, g := range c.Graders {
-		a.Graders = append(a.Graders, feedback.GraderResult{Key: g.Key(), Score: g.Score, Pass: g.Pass})
+	if len(c.Graders) > 0 {
+		a.Graders = make([]feedback.GraderResult, len(c.Graders))
+	}
+	for i, g := range c.Graders {
+		a.Graders[i] = feedback.GraderResult{Key: g.Key(), Score: g.Score, Pass: g.Pass}
 	}
 	return a
 }

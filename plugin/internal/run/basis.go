@@ -38,7 +38,10 @@ var (
 )
 
 // Bases reads the Basis of every case of cs and calls fn(i, b) for cs[i],
-// on every core (fn must be safe for concurrent use; b is fn's to keep).
+// on every core (fn must be safe for concurrent use). b is fn's to keep,
+// but for the Content of its Answer and Input, which is valid only until
+// fn returns (the bytes of a sidecar are read into room Bases reuses):
+// fn copies what it keeps of them.
 // It reads the manifest once in file order, decodes each row once, and
 // opens the run directory once for all sidecars, parses each EVAL.yaml
 // bundle once for all its rows (see evalDefs), with Detail's checks: a
@@ -92,7 +95,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 						fail(i, r.changed(c, "cannot re-read the row: "+ch.err.Error()))
 						continue
 					}
-					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir.Read, &defs)
+					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir, &defs)
 					if err == nil {
 						err = fn(i, b)
 					}
@@ -160,9 +163,33 @@ const maxKeys = 1024
 
 // scratch is what a Bases worker reuses from row to row.
 type scratch struct {
-	sk   skimmer
-	m    map[string]json.RawMessage // the row's members
-	read recent
+	sk     skimmer
+	m      map[string]json.RawMessage // the row's members
+	scores rowScores                  // the row's scores[], decoded as it was split
+	read   recent
+	d      Detail  // the reads' warnings, which a Basis does not keep
+	row    rowFull // the row's text fields
+}
+
+// rowScores is a row's scores[] decoded by skimmer.members as it splits
+// the row, in the same pass: list is decodeScores of the last "scores"
+// member when ok; else decodeScores of that member has to be called (the
+// row has none, or one encoding/json decodes).
+type rowScores struct {
+	list []scoreRecord
+	ok   bool
+}
+
+// decoded is decodeScores of raw, the row's "scores" member that
+// skimmer.members split, with sk.
+func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
+	switch {
+	case rs.ok && len(rs.list) == 0:
+		return nil // as decodeScores has it, not the reused room
+	case rs.ok:
+		return rs.list
+	}
+	return decodeScores(raw, sk)
 }
 
 // recent remembers the sidecars a Bases worker read last, by the path the
@@ -170,59 +197,88 @@ type scratch struct {
 // name the same input (AgentV 4.42.4 writes <suite>/<test_id>/ once per
 // test), which is then read once for all of them, as an EVAL.yaml is (see
 // evalDefs). A Text read is the file's whatever field named it (the field
-// only words the warnings, which a Basis does not keep).
+// only words the warnings, which a Basis does not keep). The bytes of
+// text[i] are in room[i], which the slot's next read reuses: a row reads
+// at most two sidecars, so the texts of the row before, whose fn has
+// returned, are the only ones a read overwrites.
 type recent struct {
 	rel  [4]string
 	text [4]Text
+	room [4][]byte
 	next int
 }
 
-// get is the Text of rel, read by read unless it is one of the last few.
-func (c *recent) get(rel string, read func() Text) Text {
+// maxRoom bounds the room recent keeps for a slot: a bigger sidecar is
+// read into a buffer of its own, left to the collector.
+const maxRoom = 256 << 10
+
+// get is the Text of rel, read by read into the room given unless it is
+// one of the last few. A text it gives is not overwritten by the next
+// read (a hit on the slot to take next moves next on).
+func (c *recent) get(rel string, read func(room *[]byte) Text) Text {
 	for i, r := range c.rel {
 		if r == rel && r != "" {
+			if i == c.next {
+				c.next = (c.next + 1) % len(c.rel)
+			}
 			return c.text[i]
 		}
 	}
-	t := read()
+	t := read(&c.room[c.next])
 	c.rel[c.next], c.text[c.next] = rel, t
 	c.next = (c.next + 1) % len(c.rel)
 	return t
 }
 
+// into is a reader that reads beneath dir into *room, and keeps the
+// buffer there for the next read when it is at most maxRoom.
+func into(dir *safefile.Dir, room *[]byte) reader {
+	return func(name string, limit int64) ([]byte, int64, error) {
+		b, size, err := dir.ReadInto(*room, name, limit)
+		if cap(b) <= maxRoom {
+			*room = b[:0]
+		}
+		return b, size, err
+	}
+}
+
 // basis reads the Basis of c from its row bytes line. Nothing it returns
 // aliases line.
-func (r *Run) basis(c *Case, line []byte, sc *scratch, read reader, defs *evalDefs) (*Basis, error) {
+func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
 	m, err := r.members(c, line, sc)
 	if err != nil {
 		return nil, err
 	}
-	var row rowFull
-	if !textOf(m, sc.sk.folds, &row) {
-		if err := r.decodeRow(c, m, textFields, &row); err != nil {
+	row := &sc.row
+	*row = rowFull{}
+	if !textOf(m, sc.sk.folds, row) {
+		if err := r.decodeRow(c, m, textFields, row); err != nil {
 			return nil, err
 		}
 	}
-	d := &Detail{Case: c} // the reads' warnings, which a Basis does not keep
+	d := &sc.d
+	*d = Detail{Case: c, Warnings: d.Warnings[:0]}
 	text := func(field, rel string) Text {
-		return sc.read.get(rel, func() Text { return r.readFileWith(read, d, field, rel, basisLimit) })
+		return sc.read.get(rel, func(room *[]byte) Text { return r.readFileWith(into(dir, room), d, field, rel, basisLimit) })
 	}
-	b := &Basis{Case: c, Answer: r.answer(row, c.OverwrittenBy == "", text), Input: r.input(row, text)}
+	b := &Basis{Case: c, Answer: r.answer(*row, c.OverwrittenBy == "", text), Input: r.input(*row, text)}
 	eval, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.testDef(read, defs, eval, named, c.TestID, m, &sc.sk)
+	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(m["scores"], &sc.sk) })
 	return b, nil
 }
 
 // members is verify for Bases: the members of c's row, read again as
 // line, normalised. A line whose bytes hash as those Read decoded
-// (RowLoc.Sum) is that row, which is only split; any other is checked by
-// verify, which tells what changed or accepts a row that keeps the
-// identity and outcome Read found.
+// (RowLoc.Sum) is that row, which is only split, its scores[] decoded in
+// the same pass (sc.scores); any other is checked by verify, which tells
+// what changed or accepts a row that keeps the identity and outcome Read
+// found.
 func (r *Run) members(c *Case, line []byte, sc *scratch) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	var err error
+	sc.scores.ok = false
 	if rowSum(line) == c.Loc.Sum {
-		m, err = r.split(c, rowBytes(line, true), &sc.sk, sc.m)
+		m, err = r.split(c, rowBytes(line, true), &sc.sk, sc.m, &sc.scores)
 	} else {
 		_, m, err = r.verify(c, line, &sc.sk, sc.m)
 	}
@@ -266,8 +322,8 @@ type textMember struct {
 	raw  *json.RawMessage
 }
 
-func textMembers(row *rowFull) []textMember {
-	return []textMember{
+func textMembers(row *rowFull) [9]textMember {
+	return [...]textMember{
 		{"output_path", &row.OutputPath, nil}, {"answer_path", &row.AnswerPath, nil},
 		{"response_path", &row.ResponsePath, nil}, {"input_path", &row.InputPath, nil},
 		{"output", nil, &row.Output}, {"answer", nil, &row.Answer}, {"output_text", nil, &row.OutputText},
@@ -283,8 +339,9 @@ func textMembers(row *rowFull) []textMember {
 // first maxKeys), so the rows of a run, which share their keys, share
 // their strings and learn it once. It sets s.renames, the rowSpellings
 // groups normalize has work in, and s.folds, whether a key folds to a
-// textField without being one (see textOf).
-func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+// textField without being one (see textOf). With scores set, the value of
+// a "scores" member is decoded into it as it is read (see rowScores).
+func (s *skimmer) members(line []byte, m map[string]json.RawMessage, scores *rowScores) (map[string]json.RawMessage, error) {
 	s.b, s.i, s.depth = line, 0, 0
 	s.renames, s.folds = 0, false
 	if m == nil {
@@ -301,8 +358,19 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage) (map[string
 		}
 		s.ws()
 		start := s.i
-		if err := s.skip(); err != nil {
-			return err
+		if scores != nil && k.name == "scores" {
+			// The list of the row before is no one's: its room is reused.
+			list := scores.list[:0]
+			ok, err := s.scoreList(&list)
+			if err != nil { // left to decodeScores, which hands it to encoding/json
+				ok, s.i = false, start
+			}
+			*scores = rowScores{list, ok}
+		}
+		if s.i == start {
+			if err := s.skip(); err != nil {
+				return err
+			}
 		}
 		v := s.b[start:s.i]
 		m[k.name] = v

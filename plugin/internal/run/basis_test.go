@@ -2,11 +2,14 @@ package run
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"agentv-review/bench/gen/genrun"
 )
@@ -28,6 +31,8 @@ func TestBasesChunks(t *testing.T) {
 		if err := r.Bases(r.Cases, func(i int, b *Basis) error {
 			mu.Lock()
 			defer mu.Unlock()
+			// The texts' bytes are Bases' after fn: kept as copies.
+			b.Answer.Content, b.Input.Content = strings.Clone(b.Answer.Content), strings.Clone(b.Input.Content)
 			out[i] = b
 			return nil
 		}); err != nil {
@@ -96,7 +101,7 @@ func checkTextOf(t *testing.T, line []byte) {
 	if !json.Valid(line) {
 		return
 	}
-	m, err := sk.members(line, nil)
+	m, err := sk.members(line, nil, nil)
 	if err != nil {
 		return // not an object
 	}
@@ -160,7 +165,7 @@ func FuzzNormalize(f *testing.F) {
 		if !json.Valid(line) {
 			return
 		}
-		got, err := sk.members(line, nil)
+		got, err := sk.members(line, nil, nil)
 		if err != nil {
 			return
 		}
@@ -171,4 +176,61 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("%q: normalize gives %q, want %q", line, got, want)
 		}
 	})
+}
+
+// FuzzMembersScores: members, decoding scores[] as it splits a row (what
+// Bases does), splits it into the same members as without, and its
+// scores[] is decodeScores of the "scores" member, prompts included.
+func FuzzMembersScores(f *testing.F) {
+	for _, s := range textSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range scoreSeeds {
+		f.Add([]byte(`{"scores":` + s + `,"score":1}`))
+		f.Add([]byte(`{"scores":[{"name":"first"}],"x":1,"scores":` + s + `}`))
+	}
+	f.Add([]byte(`{"scores":[{"input":{"userPrompt":"p"},"name":"a","name":"b"}],"Scores":[{"name":"folded"}]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !json.Valid(line) {
+			return
+		}
+		var sk skimmer
+		want, err := sk.members(line, nil, nil)
+		if err != nil {
+			return
+		}
+		want = maps.Clone(want)
+		var rs rowScores
+		got, err := sk.members(line, nil, &rs)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: members with scores = %q, %v; without: %q", line, got, err, want)
+		}
+		gotScores, wantScores := rs.decoded(got["scores"], &sk), decodeScores(want["scores"], &sk)
+		if !reflect.DeepEqual(gotScores, wantScores) {
+			t.Fatalf("%q: scores[] decoded as split %+v, by decodeScores %+v", line, gotScores, wantScores)
+		}
+	})
+}
+
+// TestRecentKeepsTheLastTwo: the texts of a row, two gets in a row (hits
+// or reads), are never read over by each other, even when the first is a
+// hit on the slot recent takes next.
+func TestRecentKeepsTheLastTwo(t *testing.T) {
+	var c recent
+	n := 0
+	read := func(room *[]byte) Text {
+		n++
+		b := append((*room)[:0], fmt.Sprint("text ", n)...)
+		*room = b[:0]
+		return Text{Content: unsafe.String(unsafe.SliceData(b), len(b))}
+	}
+	paths := []string{"a", "b", "c", "d", "a", "e", "a", "a", "f", "g", "b", "h"}
+	for i := 0; i+1 < len(paths); i++ {
+		first := c.get(paths[i], read)
+		want := strings.Clone(first.Content)
+		second := c.get(paths[i+1], read)
+		if first.Content != want {
+			t.Fatalf("get(%q) then get(%q): the first text became %q, was %q (second %q)", paths[i], paths[i+1], first.Content, want, second.Content)
+		}
+	}
 }

@@ -99,7 +99,7 @@ func TestRowSpellings(t *testing.T) {
 					line := `{"score":1,"` + second + `":"B","` + first + `":` + lose + `}`
 					want := map[bool]string{true: "A", false: "B"}[lose == `"A"`]
 					var sk skimmer
-					m, merr := sk.members([]byte(line), nil)
+					m, merr := sk.members([]byte(line), nil, nil)
 					if merr != nil {
 						t.Fatal(merr)
 					}

@@ -196,14 +196,15 @@ func (r *Run) verify(c *Case, line []byte, sk *skimmer, m map[string]json.RawMes
 	case got != want:
 		return nil, nil, r.changed(c, fmt.Sprintf("the row of test_id %q no longer has the identity and outcome read when the run was opened", want.TestID))
 	}
-	m, err := r.split(c, line, sk, m)
+	m, err := r.split(c, line, sk, m, nil)
 	return w, m, err
 }
 
 // split splits the row bytes of c, which Read or checkRow accepted, into
-// their members, normalised (see skimmer.members: they are put in m).
-func (r *Run) split(c *Case, line []byte, sk *skimmer, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	m, err := sk.members(line, m)
+// their members, normalised (see skimmer.members: they are put in m, and
+// scores[] decoded into scores when set).
+func (r *Run) split(c *Case, line []byte, sk *skimmer, m map[string]json.RawMessage, scores *rowScores) (map[string]json.RawMessage, error) {
+	m, err := sk.members(line, m, scores)
 	if err != nil { // already decoded once
 		return nil, clierr.Input(r.rel(r.Manifest), int(c.Loc.Line), "", "malformed JSON: "+err.Error(), rowHint)
 	}

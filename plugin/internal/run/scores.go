@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decodeScores decodes a row's scores[] value as json.Unmarshal into a
@@ -27,7 +28,17 @@ func decodeScores(raw []byte, sk *skimmer) []scoreRecord {
 	}
 	out = nil
 	_ = json.Unmarshal(raw, &out)
+	withPrompts(out, sk)
 	return out
+}
+
+// withPrompts sets the prompt of each of scores (and of their children)
+// from its Input, for records encoding/json decoded.
+func withPrompts(scores []scoreRecord, sk *skimmer) {
+	for i := range scores {
+		scores[i].prompt = sk.promptString(scores[i].Input)
+		withPrompts(scores[i].Scores, sk)
+	}
 }
 
 // scoreFields are scoreRecord's json tags, in the order of its fields.
@@ -67,8 +78,12 @@ func (s *skimmer) scoreList(dst *[]scoreRecord) (ok bool, err error) {
 				return s.str(&v.Type, "type")
 			case "details":
 				return s.raw(&v.Details)
-			case "input":
-				return s.raw(&v.Input)
+			case "input": // read once for its bytes and its prompt
+				s.ws()
+				start := s.i
+				p, err := s.prompt()
+				v.Input, v.prompt = s.b[start:s.i], p
+				return err
 			}
 			nested, err := s.scoreList(&v.Scores)
 			ok = ok && nested
@@ -116,13 +131,23 @@ var promptField = []string{"userPrompt"}
 
 // promptString is the userPrompt of a grader's input, as json.Unmarshal of
 // input into a struct { UserPrompt string `json:"userPrompt"` } reads it,
-// but not decoded: the JSON string, quotes included (see stringValue).
+// but not decoded: the JSON string, quotes included (see stringOf).
 // It is nil when that read gives "" for want of a string (input missing
 // or not an object, a userPrompt that is not a string).
 func (s *skimmer) promptString(input []byte) []byte {
 	s.b, s.i, s.depth = input, 0, 0
-	if s.peek() != '{' {
+	p, err := s.prompt()
+	if err != nil {
 		return nil
+	}
+	return p
+}
+
+// prompt reads the value at s.i, a grader's input, and returns its
+// userPrompt as promptString does.
+func (s *skimmer) prompt() ([]byte, error) {
+	if s.peek() != '{' {
+		return nil, s.skip()
 	}
 	var p []byte
 	bad := false
@@ -144,10 +169,10 @@ func (s *skimmer) promptString(input []byte) []byte {
 		}
 		return s.skip()
 	})
-	if err != nil || bad {
-		return nil
+	if bad {
+		return nil, err
 	}
-	return p
+	return p, err
 }
 
 // stringOf is the JSON string v (a value checkRow accepted) as
@@ -223,7 +248,7 @@ func unescape(raw []byte) (string, bool) {
 		}
 		raw = raw[2:]
 	}
-	return string(b), true
+	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is not written to again
 }
 
 // appendValid appends p to b, each byte of bad UTF-8 as U+FFFD.

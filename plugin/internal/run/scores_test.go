@@ -62,7 +62,10 @@ func checkScores(t *testing.T, raw []byte) {
 	var walk func([]scoreRecord)
 	walk = func(ss []scoreRecord) {
 		for _, s := range ss {
-			p, _ := stringOf(sk.promptString(s.Input))
+			if string(s.prompt) != string(sk.promptString(s.Input)) {
+				t.Errorf("%q: prompt %q, promptString of %q", raw, s.prompt, s.Input)
+			}
+			p, _ := stringOf(s.prompt)
 			gotPrompts = append(gotPrompts, p)
 			walk(s.Scores)
 		}

@@ -124,18 +124,18 @@ func (r *Run) task(read reader, defs *evalDefs, sc Sidecar, named bool, testID s
 	t := r.bundle(read, defs, sc, named, testID)
 	scores := decodeScores(m["scores"], sk) // a mistyped scores[] is Detail's to report
 	t.Graders = records(scores)
-	t.fromPrompts(scores, sk, true)
+	t.fromPrompts(scores, true)
 	return t
 }
 
 // testDef is task without what the row recorded per grader (Graders,
 // FileChanges): the test definition a verdict rests on. The grader
-// prompts are read only when the bundle lacks the criteria or the
-// expected output.
-func (r *Run) testDef(read reader, defs *evalDefs, sc Sidecar, named bool, testID string, m map[string]json.RawMessage, sk *skimmer) *Task {
+// prompts, of the row's scores[] as decodeScores decodes it (scores), are
+// read only when the bundle lacks the criteria or the expected output.
+func (r *Run) testDef(read reader, defs *evalDefs, sc Sidecar, named bool, testID string, scores func() []scoreRecord) *Task {
 	t := r.bundle(read, defs, sc, named, testID)
 	if t.Criteria == "" || t.Expected == "" {
-		t.fromPrompts(decodeScores(m["scores"], sk), sk, false)
+		t.fromPrompts(scores(), false)
 	}
 	return t
 }
@@ -418,6 +418,8 @@ type scoreRecord struct {
 	Details json.RawMessage `json:"details"`
 	Input   json.RawMessage `json:"input"`
 	Scores  []scoreRecord   `json:"scores"`
+
+	prompt []byte // Input's userPrompt (see skimmer.promptString)
 }
 
 func records(scores []scoreRecord) []GraderRecord {
@@ -431,14 +433,14 @@ func records(scores []scoreRecord) []GraderRecord {
 // fromPrompts fills what the bundle lacked from the llm-grader prompts'
 // "[[ ## name ## ]]" sections: criteria, reference_answer and, with
 // changes, file_changes.
-func (t *Task) fromPrompts(scores []scoreRecord, sk *skimmer, changes bool) {
+func (t *Task) fromPrompts(scores []scoreRecord, changes bool) {
 	for _, s := range scores {
 		if t.Criteria != "" && t.Expected != "" && (t.FileChanges != "" || !changes) {
 			return // nothing more to fill
 		}
-		p := promptOf(sk.promptString(s.Input))
+		p := promptOf(s.prompt)
 		if !bytes.Contains(p.text, []byte(sectionOpen)) {
-			t.fromPrompts(s.Scores, sk, changes)
+			t.fromPrompts(s.Scores, changes)
 			continue
 		}
 		if t.Criteria == "" {

@@ -87,11 +87,18 @@ func OpenDir(dir string) (*Dir, error) {
 // refuses it, and returns them with the file's size: a file that grows
 // meanwhile is cut, one that shrinks is read to its end.
 func (d *Dir) Read(name string, limit int64) ([]byte, int64, error) {
+	return d.ReadInto(nil, name, limit)
+}
+
+// ReadInto is Read into buf's room when it is big enough (the bytes are
+// then buf[:n]), else into a new buffer: a caller that reads many files
+// one after another reuses one.
+func (d *Dir) ReadInto(buf []byte, name string, limit int64) ([]byte, int64, error) {
 	rel, err := local(d.path, name)
 	if err != nil {
 		return nil, 0, err
 	}
-	if b, size, ok, err := d.readBeneath(rel, name, limit); ok {
+	if b, size, ok, err := d.readBeneath(buf, rel, name, limit); ok {
 		return b, size, err
 	}
 	f, err := d.open(rel, name)
@@ -103,12 +110,20 @@ func (d *Dir) Read(name string, limit int64) ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	b := make([]byte, min(info.Size(), limit))
+	b := room(buf, min(info.Size(), limit))
 	n, err := io.ReadFull(f, b)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, 0, err
 	}
 	return b[:n], info.Size(), nil
+}
+
+// room is n bytes of buf when it has the room, else a new buffer.
+func room(buf []byte, n int64) []byte {
+	if int64(cap(buf)) >= n {
+		return buf[:n]
+	}
+	return make([]byte, n)
 }
 
 // ReadAtMost is Dir.Read for the one file name beneath dir.

@@ -7,14 +7,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readBeneath is Dir.Read in the common cases, with four system calls
+// readBeneath is Dir.ReadInto in the common cases, with four system calls
 // and no os.File: openat2 resolves all of rel beneath the folder at once
 // (RESOLVE_BENEATH refuses any step out of it, a symlink's included, as
 // os.Root does step by step), then fstat, read, close. It handles a
 // regular file read and a missing one (ok); anything else — a special
 // file, a symlink out, a kernel without openat2 — is left to Open (not
 // ok), which gives the error it always gave.
-func (d *Dir) readBeneath(rel, name string, limit int64) (b []byte, size int64, ok bool, err error) {
+func (d *Dir) readBeneath(buf []byte, rel, name string, limit int64) (b []byte, size int64, ok bool, err error) {
 	conn, err := d.self.SyscallConn()
 	if err != nil {
 		return nil, 0, false, nil
@@ -45,7 +45,7 @@ func (d *Dir) readBeneath(rel, name string, limit int64) (b []byte, size int64, 
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, 0, false, nil
 	}
-	b = make([]byte, min(st.Size, limit))
+	b = room(buf, min(st.Size, limit))
 	n := 0
 	for n < len(b) {
 		m, err := unix.Read(fd, b[n:])

@@ -10,7 +10,7 @@ func TestReadBeneathFastPath(t *testing.T) {
 		"a.txt": true, "in": true, "sub/up-in": true, "missing": true, "sub/missing/x": true,
 		"out": false, "abs-out": false, "dir-out/secret.txt": false, "fifo": false, "sub": false,
 	} {
-		if _, _, ok, _ := d.readBeneath(name, name, 100); ok != handled {
+		if _, _, ok, _ := d.readBeneath(nil, name, name, 100); ok != handled {
 			t.Errorf("readBeneath(%q) handled = %v, want %v", name, ok, handled)
 		}
 	}

@@ -95,6 +95,13 @@ func TestReadLikeOpenIn(t *testing.T) {
 			if _, _, err1 := ReadAtMost(dir, name, limit); kind(err1) != kind(err) {
 				t.Errorf("ReadAtMost(%q) = %v, Read: %v", name, err1, err)
 			}
+			// Into a used buffer with room, and one without.
+			for _, buf := range [][]byte{[]byte("stale bytes, more than enough of them"), make([]byte, 1, 2)} {
+				got, size, err := d.ReadInto(buf, name, limit)
+				if kind(err) != kind(werr) || !bytes.Equal(got, want) || size != wantSize {
+					t.Errorf("ReadInto(%q, %q, %d) = %q, %d, %v; OpenIn: %q, %d, %v", buf, name, limit, got, size, err, want, wantSize, werr)
+				}
+			}
 		}
 	}
 }
