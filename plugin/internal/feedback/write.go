@@ -138,6 +138,9 @@ func encodeCases(cases []Case, s *gojsonschema.Schema) ([][]byte, []Problem, err
 				}
 			}
 		}
+		if err := r.flush(t, block); err != nil {
+			return err
+		}
 		blocks[block] = e.b
 		if n := int64(len(e.b)); n > size.Load() {
 			size.Store(n) // a race between cores only misses a better guess
