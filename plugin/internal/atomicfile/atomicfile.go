@@ -55,13 +55,19 @@ const NewFileMode fs.FileMode = 0o644
 
 // WriteFile replaces path with data atomically and durably.
 func WriteFile(path string, data []byte) error {
-	return write(osFS{}, path, data, false)
+	return write(osFS{}, path, [][]byte{data}, false)
+}
+
+// WriteParts is WriteFile of the concatenation of parts, written one
+// after another without joining them first.
+func WriteParts(path string, parts [][]byte) error {
+	return write(osFS{}, path, parts, false)
 }
 
 // Create writes data to path atomically and durably, failing with an error
 // that matches fs.ErrExist when path already exists (it is never replaced).
 func Create(path string, data []byte) error {
-	return write(osFS{}, path, data, true)
+	return write(osFS{}, path, [][]byte{data}, true)
 }
 
 // IsTemp reports whether name (a base name) is a temp file of a write of
@@ -101,7 +107,7 @@ type file interface {
 	Close() error
 }
 
-func write(fsys fileSystem, path string, data []byte, noReplace bool) error {
+func write(fsys fileSystem, path string, parts [][]byte, noReplace bool) error {
 	mode, keep, err := targetMode(fsys, path, noReplace)
 	if err != nil {
 		return err
@@ -111,7 +117,7 @@ func write(fsys fileSystem, path string, data []byte, noReplace bool) error {
 	if err != nil {
 		return err
 	}
-	synced, err := fill(f, data, mode, keep)
+	synced, err := fill(f, parts, mode, keep)
 	if err == nil {
 		if noReplace {
 			err = link(fsys, tmp, path)
@@ -164,10 +170,14 @@ func createTemp(fsys fileSystem, path string) (string, file, error) {
 	}
 }
 
-// fill writes, chmods, syncs and closes f. synced is false when the file
-// system cannot sync files.
-func fill(f file, data []byte, mode fs.FileMode, keep bool) (synced bool, err error) {
-	_, err = f.Write(data)
+// fill writes parts to f one after another, chmods, syncs and closes it.
+// synced is false when the file system cannot sync files.
+func fill(f file, parts [][]byte, mode fs.FileMode, keep bool) (synced bool, err error) {
+	for _, p := range parts {
+		if _, err = f.Write(p); err != nil {
+			break
+		}
+	}
 	if err == nil && keep {
 		err = f.Chmod(mode)
 	}

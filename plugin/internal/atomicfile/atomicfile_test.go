@@ -59,6 +59,17 @@ func TestWriteFileReplacesByRename(t *testing.T) {
 	}
 }
 
+// TestWritePartsConcatenates: WriteParts writes its parts one after another.
+func TestWritePartsConcatenates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	if err := WriteParts(path, [][]byte{[]byte("{"), nil, []byte(`"a": 1`), []byte("}\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, path); got != "{\"a\": 1}\n" {
+		t.Errorf("file = %q", got)
+	}
+}
+
 func TestRefusesSymlinkAndNonRegular(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere")
@@ -101,10 +112,10 @@ func TestCreateNeverReplaces(t *testing.T) {
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, "h.json")
-			if err := write(fsys, path, []byte("first"), true); err != nil {
+			if err := write(fsys, path, [][]byte{[]byte("first")}, true); err != nil {
 				t.Fatal(err)
 			}
-			if err := write(fsys, path, []byte("second"), true); !errors.Is(err, fs.ErrExist) {
+			if err := write(fsys, path, [][]byte{[]byte("second")}, true); !errors.Is(err, fs.ErrExist) {
 				t.Errorf("second Create = %v, want fs.ErrExist", err)
 			}
 			if got := readString(t, path); got != "first" {
@@ -124,7 +135,7 @@ func TestCreateRace(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "h.json")
 		fsys := failingFS{step: "link", err: linkErr, beforeLink: func() { os.WriteFile(path, []byte("theirs"), 0o644) }}
-		if err := write(fsys, path, []byte("ours"), true); !errors.Is(err, fs.ErrExist) {
+		if err := write(fsys, path, [][]byte{[]byte("ours")}, true); !errors.Is(err, fs.ErrExist) {
 			t.Errorf("link error %v: Create = %v, want fs.ErrExist", linkErr, err)
 		}
 		if got := readString(t, path); got != "theirs" {
@@ -168,7 +179,7 @@ func TestFailureKeepsOldFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := write(failingFS{step: tt.step, err: tt.err}, path, []byte("new"), tt.noReplace)
+			err := write(failingFS{step: tt.step, err: tt.err}, path, [][]byte{[]byte("ne"), nil, []byte("w")}, tt.noReplace)
 			if tt.wantErr != (err != nil) || err != nil && !errors.Is(err, tt.err) {
 				t.Errorf("error = %v, want %v (wanted: %v)", err, tt.err, tt.wantErr)
 			}
@@ -194,7 +205,7 @@ func TestIsTemp(t *testing.T) {
 	}
 	path := filepath.Join(dir, "f.json")
 	// A writer killed after its write: the temp file stays.
-	_ = write(failingFS{step: "rename", err: errInjected, keepTemp: true}, path, []byte("x"), false)
+	_ = write(failingFS{step: "rename", err: errInjected, keepTemp: true}, path, [][]byte{[]byte("x")}, false)
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 || !IsTemp(entries[0].Name(), "f.json") || !IsTemp(entries[0].Name(), "") {
 		t.Fatalf("entries %v, %v; want the one temp file of f.json", entries, err)

@@ -220,9 +220,10 @@ func extra(w sink, fields map[string]json.RawMessage, known map[string]bool) {
 // encoder writes tokens as Encode does: two-space indent, HTML characters
 // of values unescaped, Extra values compacted and re-indented.
 type encoder struct {
-	b    []byte
-	open []container
-	err  error
+	b     []byte
+	parts [][]byte // written before b (see splice)
+	open  []container
+	err   error
 }
 
 // container is an open object or array: how many members it has so far.
@@ -317,12 +318,12 @@ func (e *encoder) raw(v json.RawMessage) {
 	e.b = append(e.b, b.Bytes()...)
 }
 
-// splice appends blocks of n items already encoded as the items of the
-// innermost array (see encodeCases).
+// splice adds blocks of n items already encoded as the items of the
+// innermost array (see encodeCases): the bytes so far and the blocks
+// become parts, and b starts again.
 func (e *encoder) splice(blocks [][]byte, n int) {
-	for _, b := range blocks {
-		e.b = append(e.b, b...)
-	}
+	e.parts = append(append(e.parts, e.b), blocks...)
+	e.b = nil
 	e.open[len(e.open)-1].n += n
 }
 

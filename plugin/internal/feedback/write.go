@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -61,54 +62,61 @@ func PathsFor(runPath, out string) Paths {
 // validated on every core, each from the bytes just encoded for it, as
 // Validate reads an entry (the problems are Validate's).
 func Encode(f *File) ([]byte, error) {
-	data, problems, err := encodeChecked(f)
+	parts, err := encodeValid(f)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(parts...), nil
+}
+
+// encodeValid is Encode's bytes in parts, one after another (see encode).
+func encodeValid(f *File) ([][]byte, error) {
+	parts, problems, err := encodeChecked(f)
 	if err != nil {
 		return nil, err
 	}
 	if len(problems) > 0 {
 		return nil, errors.New("invalid feedback: " + summarise(problems))
 	}
-	return data, nil
+	return parts, nil
 }
 
-// encodeChecked is f encoded and Validate's problems with it.
-func encodeChecked(f *File) ([]byte, []Problem, error) {
+// encodeChecked is f encoded in parts and Validate's problems with it.
+func encodeChecked(f *File) ([][]byte, []Problem, error) {
 	ss, err := compiledSchemas()
 	if err != nil {
 		return nil, nil, err
 	}
-	data, entryProblems, err := encode(f, ss.entry)
+	parts, entryProblems, err := encode(f, ss.entry)
 	if err != nil || ss.entry == nil {
 		if err == nil {
-			entryProblems, err = Validate(data)
+			entryProblems, err = Validate(slices.Concat(parts...))
 		}
-		return data, entryProblems, err
+		return parts, entryProblems, err
 	}
 	top := treeSink{t: &treeReader{}}
 	emitFile(&top, f, func() {})
 	problems, err := validateLoaded(ss.whole, decoded{gojsonschema.NewGoLoader(nil), top.root}, "")
 	problems = append(problems, entryProblems...)
 	sortProblems(problems)
-	return data, problems, err
+	return parts, problems, err
 }
 
-// encode is f encoded, its entries validated with the entry schema s as
-// they are (when s is not nil; the problems are unsorted).
-func encode(f *File, s *gojsonschema.Schema) ([]byte, []Problem, error) {
+// encode is f encoded, in parts: the bytes before per_case's entries,
+// the entries in blocks, the bytes after them. Its entries are validated
+// with the entry schema s as they are (when s is not nil; the problems
+// are unsorted).
+func encode(f *File, s *gojsonschema.Schema) ([][]byte, []Problem, error) {
 	blocks, problems, err := encodeCases(f.PerCase, s)
 	if err != nil {
 		return nil, nil, err
 	}
-	size := 4096
-	for _, b := range blocks {
-		size += len(b)
-	}
-	e := &encoder{b: make([]byte, 0, size)}
+	e := &encoder{b: make([]byte, 0, 4096)}
 	emitFile(e, f, func() { e.splice(blocks, len(f.PerCase)) })
 	if e.err != nil {
 		return nil, nil, e.err
 	}
-	return append(e.b, '\n'), problems, nil
+	return append(e.parts, append(e.b, '\n')), problems, nil
 }
 
 // encodeCases encodes cases as the items of per_case, in blocks on every
@@ -153,22 +161,22 @@ func encodeCases(cases []Case, s *gojsonschema.Schema) ([][]byte, []Problem, err
 	return blocks, r.problems(), nil
 }
 
-// replaceFile is atomicfile.WriteFile; tests make it fail.
-var replaceFile = atomicfile.WriteFile
+// replaceFile is atomicfile.WriteParts; tests make it fail.
+var replaceFile = atomicfile.WriteParts
 
 // Write validates f and replaces path with it atomically and durably
-// (atomicfile.WriteFile): a crash leaves either the old file or the new
+// (atomicfile.WriteParts): a crash leaves either the old file or the new
 // one, whole.
 //
 // Write refuses a symbolic link at path: renaming over it would replace the
 // link and silently detach the file it points to, and writing through it
 // would change a file outside this folder. Errors are *clierr.Error (exit 1).
 func Write(path string, f *File) error {
-	data, err := Encode(f)
+	parts, err := encodeValid(f)
 	if err != nil {
 		return &clierr.Error{Code: clierr.CodeFailure, File: path, Msg: "not written: " + err.Error(), Err: err}
 	}
-	if err := replaceFile(path, data); errors.Is(err, atomicfile.ErrSymlink) {
+	if err := replaceFile(path, parts); errors.Is(err, atomicfile.ErrSymlink) {
 		return &clierr.Error{
 			Code: clierr.CodeFailure, File: path,
 			Msg:  "is a symbolic link: refusing to replace it",
