@@ -104,8 +104,9 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 })
 
 // compiledParts is the entry schema split by property (see entryParts);
-// nil when it cannot be split exactly. Compiling its parts costs some 60
-// ms, so only a file of at least minParts entries is validated by parts.
+// nil when it cannot be split exactly. Its parts are compiled when first
+// used, two for each property a file has (some 60 ms for all of them), so
+// only a file of at least minParts entries is validated by parts.
 var compiledParts = sync.OnceValues(func() (*entryParts, error) {
 	ss, err := compiledSchemas()
 	if err != nil || ss.entry == nil {
