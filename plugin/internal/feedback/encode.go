@@ -220,10 +220,9 @@ func extra(w sink, fields map[string]json.RawMessage, known map[string]bool) {
 // encoder writes tokens as Encode does: two-space indent, HTML characters
 // of values unescaped, Extra values compacted and re-indented.
 type encoder struct {
-	b     []byte
-	parts [][]byte // written before b (see splice)
-	open  []container
-	err   error
+	b    []byte
+	open []container
+	err  error
 }
 
 // container is an open object or array: how many members it has so far.
@@ -316,15 +315,6 @@ func (e *encoder) raw(v json.RawMessage) {
 		return
 	}
 	e.b = append(e.b, b.Bytes()...)
-}
-
-// splice adds blocks of n items already encoded as the items of the
-// innermost array (see encodeCases): the bytes so far and the blocks
-// become parts, and b starts again.
-func (e *encoder) splice(blocks [][]byte, n int) {
-	e.parts = append(append(e.parts, e.b), blocks...)
-	e.b = nil
-	e.open[len(e.open)-1].n += n
 }
 
 // treeSink builds the tree the tokens' JSON decodes to (see tree): strings
