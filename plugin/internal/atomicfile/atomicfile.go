@@ -34,6 +34,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -55,13 +56,28 @@ const NewFileMode fs.FileMode = 0o644
 
 // WriteFile replaces path with data atomically and durably.
 func WriteFile(path string, data []byte) error {
-	return write(osFS{}, path, data, false)
+	return write(osFS{}, path, bytesOf(data), false)
+}
+
+// WriteFrom is WriteFile of what fill writes to the temp file, as it
+// makes it: when fill fails, the write stops there with fill's error, the
+// temp file is removed and path is untouched.
+func WriteFrom(path string, fill func(w io.Writer) error) error {
+	return write(osFS{}, path, fill, false)
+}
+
+// bytesOf is a fill that writes data.
+func bytesOf(data []byte) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
 }
 
 // Create writes data to path atomically and durably, failing with an error
 // that matches fs.ErrExist when path already exists (it is never replaced).
 func Create(path string, data []byte) error {
-	return write(osFS{}, path, data, true)
+	return write(osFS{}, path, bytesOf(data), true)
 }
 
 // IsTemp reports whether name (a base name) is a temp file of a write of
@@ -101,7 +117,7 @@ type file interface {
 	Close() error
 }
 
-func write(fsys fileSystem, path string, data []byte, noReplace bool) error {
+func write(fsys fileSystem, path string, content func(w io.Writer) error, noReplace bool) error {
 	mode, keep, err := targetMode(fsys, path, noReplace)
 	if err != nil {
 		return err
@@ -111,7 +127,7 @@ func write(fsys fileSystem, path string, data []byte, noReplace bool) error {
 	if err != nil {
 		return err
 	}
-	synced, err := fill(f, data, mode, keep)
+	synced, err := fill(f, content, mode, keep)
 	if err == nil {
 		if noReplace {
 			err = link(fsys, tmp, path)
@@ -164,10 +180,10 @@ func createTemp(fsys fileSystem, path string) (string, file, error) {
 	}
 }
 
-// fill writes, chmods, syncs and closes f. synced is false when the file
-// system cannot sync files.
-func fill(f file, data []byte, mode fs.FileMode, keep bool) (synced bool, err error) {
-	_, err = f.Write(data)
+// fill writes content to f, chmods, syncs and closes it. synced is false
+// when the file system cannot sync files.
+func fill(f file, content func(w io.Writer) error, mode fs.FileMode, keep bool) (synced bool, err error) {
+	err = content(f)
 	if err == nil && keep {
 		err = f.Chmod(mode)
 	}

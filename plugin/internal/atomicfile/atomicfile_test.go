@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,6 +60,38 @@ func TestWriteFileReplacesByRename(t *testing.T) {
 	}
 }
 
+// parts is a fill that writes each of ss in turn.
+func parts(ss ...string) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		for _, s := range ss {
+			if _, err := io.WriteString(w, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// TestWriteFromFails: what WriteFrom's fill writes is the file; when fill
+// fails, the old file stays, no temp file is left, and the error is fill's.
+func TestWriteFromFails(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	if err := WriteFrom(path, parts("{", "", `"a": 1`, "}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, path); got != "{\"a\": 1}\n" {
+		t.Errorf("file = %q", got)
+	}
+	err := WriteFrom(path, func(w io.Writer) error {
+		_, _ = io.WriteString(w, "partial")
+		return errInjected
+	})
+	if !errors.Is(err, errInjected) || readString(t, path) != "{\"a\": 1}\n" || !slices.Equal(dirNames(t, dir), []string{"f.json"}) {
+		t.Errorf("a failed fill: %v, file %q, folder %v", err, readString(t, path), dirNames(t, dir))
+	}
+}
+
 func TestRefusesSymlinkAndNonRegular(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere")
@@ -101,10 +134,10 @@ func TestCreateNeverReplaces(t *testing.T) {
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, "h.json")
-			if err := write(fsys, path, []byte("first"), true); err != nil {
+			if err := write(fsys, path, bytesOf([]byte("first")), true); err != nil {
 				t.Fatal(err)
 			}
-			if err := write(fsys, path, []byte("second"), true); !errors.Is(err, fs.ErrExist) {
+			if err := write(fsys, path, bytesOf([]byte("second")), true); !errors.Is(err, fs.ErrExist) {
 				t.Errorf("second Create = %v, want fs.ErrExist", err)
 			}
 			if got := readString(t, path); got != "first" {
@@ -124,7 +157,7 @@ func TestCreateRace(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "h.json")
 		fsys := failingFS{step: "link", err: linkErr, beforeLink: func() { os.WriteFile(path, []byte("theirs"), 0o644) }}
-		if err := write(fsys, path, []byte("ours"), true); !errors.Is(err, fs.ErrExist) {
+		if err := write(fsys, path, bytesOf([]byte("ours")), true); !errors.Is(err, fs.ErrExist) {
 			t.Errorf("link error %v: Create = %v, want fs.ErrExist", linkErr, err)
 		}
 		if got := readString(t, path); got != "theirs" {
@@ -168,7 +201,7 @@ func TestFailureKeepsOldFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := write(failingFS{step: tt.step, err: tt.err}, path, []byte("new"), tt.noReplace)
+			err := write(failingFS{step: tt.step, err: tt.err}, path, parts("ne", "", "w"), tt.noReplace)
 			if tt.wantErr != (err != nil) || err != nil && !errors.Is(err, tt.err) {
 				t.Errorf("error = %v, want %v (wanted: %v)", err, tt.err, tt.wantErr)
 			}
@@ -194,7 +227,7 @@ func TestIsTemp(t *testing.T) {
 	}
 	path := filepath.Join(dir, "f.json")
 	// A writer killed after its write: the temp file stays.
-	_ = write(failingFS{step: "rename", err: errInjected, keepTemp: true}, path, []byte("x"), false)
+	_ = write(failingFS{step: "rename", err: errInjected, keepTemp: true}, path, bytesOf([]byte("x")), false)
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 || !IsTemp(entries[0].Name(), "f.json") || !IsTemp(entries[0].Name(), "") {
 		t.Fatalf("entries %v, %v; want the one temp file of f.json", entries, err)

@@ -317,15 +317,6 @@ func (e *encoder) raw(v json.RawMessage) {
 	e.b = append(e.b, b.Bytes()...)
 }
 
-// splice appends blocks of n items already encoded as the items of the
-// innermost array (see encodeCases).
-func (e *encoder) splice(blocks [][]byte, n int) {
-	for _, b := range blocks {
-		e.b = append(e.b, b...)
-	}
-	e.open[len(e.open)-1].n += n
-}
-
 // treeSink builds the tree the tokens' JSON decodes to (see tree): strings
 // as encoding/json reads back what it wrote, numbers as json.Number. It
 // reports no errors: the encoder of the same tokens does.

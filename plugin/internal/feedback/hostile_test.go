@@ -1,6 +1,7 @@
 package feedback
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,10 +29,10 @@ func TestDraftOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readString(t, p.Draft)
-	replaceFile = func(path string, _ []byte) error {
+	replaceFile = func(path string, _ func(io.Writer) error) error {
 		return &fs.PathError{Op: "write", Path: path + ".tmp-1", Err: syscall.ENOSPC}
 	}
-	t.Cleanup(func() { replaceFile = atomicfile.WriteFile })
+	t.Cleanup(func() { replaceFile = atomicfile.WriteFrom })
 	more := sample("three answers")
 	more.PerCase = append(slices.Clone(draft.PerCase), Case{TestID: "c", Verdict: Flaky})
 	err := SaveDraft(p, more)

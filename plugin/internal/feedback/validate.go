@@ -104,8 +104,9 @@ var compiledSchemas = sync.OnceValues(func() (schemas, error) {
 })
 
 // compiledParts is the entry schema split by property (see entryParts);
-// nil when it cannot be split exactly. Compiling its parts costs some 60
-// ms, so only a file of at least minParts entries is validated by parts.
+// nil when it cannot be split exactly. Its parts are compiled when first
+// used, two for each property a file has (some 60 ms for all of them), so
+// only a file of at least minParts entries is validated by parts.
 var compiledParts = sync.OnceValues(func() (*entryParts, error) {
 	ss, err := compiledSchemas()
 	if err != nil || ss.entry == nil {
@@ -124,13 +125,21 @@ var minParts = 4096
 // schema asks only for an object's type, required names and each
 // property's own schema, so what gojsonschema reports of an entry is
 // exactly what shell reports of its names (the case schema with every
-// property's schema true) and, for each property p it has, what props[p]
+// property's schema true) and, for each property p it has, what one[p]
 // reports of {p: value}: the case schema's properties.p alone, with the
 // same definitions, at the same path.
+//
+// The values of a property met in a block of entries are validated
+// together, as the items of one array by many[p] (type array, items
+// properties.p, the same definitions): an item has no problems there if
+// and only if it is valid alone, and only a value with problems is
+// validated again by one[p] for Validate's problems. Each part is
+// compiled when first used.
 type entryParts struct {
 	shell *gojsonschema.Schema
-	names map[string]int // property → index in props
-	props []*gojsonschema.Schema
+	names map[string]int // property → index in one and many
+	one   []func() (*gojsonschema.Schema, error)
+	many  []func() (*gojsonschema.Schema, error)
 }
 
 // caseKeywords are the keywords the case schema may have to be split:
@@ -166,16 +175,17 @@ func compileParts(items map[string]json.RawMessage, definitions json.RawMessage)
 		}
 		return schema.Compile("feedback.schema.json (per_case items, "+what+")", b)
 	}
+	lazily := func(what string, v any) func() (*gojsonschema.Schema, error) {
+		return sync.OnceValues(func() (*gojsonschema.Schema, error) { return compile(what, v) })
+	}
 	parts := &entryParts{names: map[string]int{}}
 	shellProps := map[string]bool{}
 	for name, p := range props {
-		s, err := compile("property "+name, map[string]any{"$schema": draft, "definitions": definitions,
-			"properties": map[string]json.RawMessage{name: p}})
-		if err != nil {
-			return nil, err
-		}
-		parts.names[name] = len(parts.props)
-		parts.props = append(parts.props, s)
+		parts.names[name] = len(parts.one)
+		parts.one = append(parts.one, lazily("property "+name, map[string]any{"$schema": draft, "definitions": definitions,
+			"properties": map[string]json.RawMessage{name: p}}))
+		parts.many = append(parts.many, lazily("property "+name+" of many", map[string]any{"$schema": draft, "definitions": definitions,
+			"type": "array", "items": p}))
 		shellProps[name] = true
 	}
 	kw["$schema"] = draft
@@ -384,7 +394,7 @@ func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Probl
 				return err
 			}
 		}
-		return nil
+		return r.flush(t, block)
 	})
 	if err != nil {
 		return nil, err
@@ -447,13 +457,20 @@ func newEntryResults(s *gojsonschema.Schema, entries int) *entryResults {
 // entryMemo is what the entries of a few blocks, checked one after
 // another on one core, had validated by parts (see byParts): the problems,
 // with paths relative to the entry, of each sequence of names and of each
-// property's values, by their keys: a value's key is its JSON.
+// property's values, by their keys: a value's key is its JSON. It also
+// holds the problems of the block being checked as pieces, in entry
+// order, some of them a value still to be validated (see flush).
 type entryMemo struct {
 	names   map[string][]Problem
 	props   []map[string][]Problem // by entryParts index
 	tally   []memoTally            // by entryParts index
 	seq     []byte                 // the names of the entry being checked
 	members []entryMember          // of the entry being checked
+	pieces  []piece                // the block's problems
+	queue   [][]queued             // by entryParts index: the block's values to validate
+	queued  []map[string]int       // by entryParts index: a looked-up value's place in queue
+	items   []any                  // the values of one property validated together
+	again   []bool                 // which of them to validate alone
 }
 
 // entryMember is a member of the entry being checked.
@@ -467,7 +484,25 @@ type entryMember struct {
 	found  []Problem
 }
 
-// memoLimit caps the values an entryMemo remembers per property.
+// piece is some of the problems of entry i: problems, or when part is not
+// -1 those of the value queue[part][k].
+type piece struct {
+	i, part, k int
+	problems   []Problem
+}
+
+// queued is a value of a property to validate (see flush).
+type queued struct {
+	key      string // the property
+	v        any
+	memoKey  string // its key in the memo, "" when it is not remembered
+	i        int    // the first entry that has it
+	problems []Problem
+	err      error
+}
+
+// memoLimit caps the values an entryMemo remembers per property: a full
+// memo starts again, as values that repeat tend to repeat nearby.
 const memoLimit = 8192
 
 // memoTally counts the values of a property looked up in an entryMemo and
@@ -497,9 +532,11 @@ func (r *entryResults) memo(t *treeReader) *entryMemo {
 	if t.memo != nil {
 		return t.memo
 	}
-	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, len(r.parts.props)), tally: make([]memoTally, len(r.parts.props))}
-	for p := range m.props {
-		m.props[p] = map[string][]Problem{}
+	n := len(r.parts.one)
+	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, n), tally: make([]memoTally, n),
+		queue: make([][]queued, n), queued: make([]map[string]int, n)}
+	for p := range n {
+		m.props[p], m.queued[p] = map[string][]Problem{}, map[string]int{}
 	}
 	t.memo = m
 	return m
@@ -511,33 +548,33 @@ func (m *entryMemo) appendName(k string) {
 	m.seq = append(m.seq, k...)
 }
 
-// remember records the problems of key in memo, while it has room.
-func remember(memo map[string][]Problem, key []byte, problems []Problem) {
-	if len(memo) < memoLimit {
-		memo[string(key)] = problems
+// remember records the problems of key in memo.
+func remember(memo map[string][]Problem, key string, problems []Problem) {
+	if len(memo) >= memoLimit {
+		clear(memo)
 	}
+	memo[key] = problems
 }
 
-// checkWhole validates entry i of block, decoded as doc, whole.
-func (r *entryResults) checkWhole(block, i int, doc any) error {
-	r.keys[i] = entryKey(doc)
-	ps, err := validateLoaded(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, "per_case."+strconv.Itoa(i))
-	r.found[block] = append(r.found[block], ps...)
-	return err
-}
+// entryPath is the Problem path of entry i.
+func entryPath(i int) string { return "per_case." + strconv.Itoa(i) }
 
 // checkRaw validates entry i of block, raw JSON as per_case holds it; ok
 // is false when raw is not JSON. An object is validated by parts, each
 // value known by its bytes: the bytes of a JSON value decode to one tree,
 // and bytes judged before are known to be JSON, so they are not decoded
 // again (but for an identity field). Anything else is validated whole.
+// The caller flushes each block once its entries are checked.
 func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok bool, err error) {
 	if r.parts == nil || raw[0] != '{' {
 		doc, ok := t.read(raw, 2) // in the document and per_case
 		if !ok {
+			if err := r.flush(t, block); err != nil {
+				return true, err // an earlier entry's error comes first
+			}
 			return false, nil
 		}
-		return true, r.checkWhole(block, i, doc)
+		return true, r.checkWhole(t, block, i, doc)
 	}
 	m := r.memo(t)
 	m.members, m.seq = m.members[:0], m.seq[:0]
@@ -567,17 +604,43 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 		m.members = append(m.members, mb)
 	})
 	if t.space(); t.bad || t.i != len(t.b) {
+		if err := r.flush(t, block); err != nil {
+			return true, err
+		}
 		return false, nil
 	}
-	return true, r.byParts(m, block, i)
+	return true, r.byParts(t, m, block, i)
+}
+
+// checkWhole validates entry i of block, decoded as doc, whole.
+func (r *entryResults) checkWhole(t *treeReader, block, i int, doc any) error {
+	r.keys[i] = entryKey(doc)
+	problems, err := validateRel(r.schema, decoded{gojsonschema.NewGoLoader(nil), doc}, entryPath(i))
+	if err != nil {
+		return r.failed(t, block, err)
+	}
+	if r.parts == nil {
+		r.found[block] = appendPrefixed(r.found[block], problems, entryPath(i))
+	} else {
+		r.memo(t).add(piece{i: i, part: -1, problems: problems})
+	}
+	return nil
+}
+
+// failed is err, an error validating an entry of block, unless an earlier
+// entry's value still to be validated fails first.
+func (r *entryResults) failed(t *treeReader, block int, err error) error {
+	if first := r.flush(t, block); first != nil {
+		return first
+	}
+	return err
 }
 
 // byParts validates entry i of block, an object whose members are
 // m.members (the last of a repeated key counts) and names m.seq, by parts
 // (see entryParts): the problems of a part whose key was judged before
-// are those found then.
-func (r *entryResults) byParts(m *entryMemo, block, i int) error {
-	prefix := "per_case." + strconv.Itoa(i)
+// are those found then; a value not judged before is queued for flush.
+func (r *entryResults) byParts(t *treeReader, m *entryMemo, block, i int) error {
 	problems, seen := m.names[string(m.seq)]
 	if !seen {
 		names := make(map[string]any, len(m.members))
@@ -585,30 +648,22 @@ func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 			names[mb.key] = nil
 		}
 		var err error
-		if problems, err = validateRel(r.parts.shell, decoded{gojsonschema.NewGoLoader(nil), names}, prefix); err != nil {
-			return err
+		if problems, err = validateRel(r.parts.shell, decoded{gojsonschema.NewGoLoader(nil), names}, entryPath(i)); err != nil {
+			return r.failed(t, block, err)
 		}
-		remember(m.names, m.seq, problems)
+		remember(m.names, string(m.seq), problems)
 	}
-	found := appendPrefixed(r.found[block], problems, prefix)
+	m.add(piece{i: i, part: -1, problems: problems})
 	for j, mb := range m.members {
 		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
 			continue // not declared, or not the member that counts
 		}
-		problems := mb.found
-		if !mb.seen {
-			doc := decoded{gojsonschema.NewGoLoader(nil), map[string]any{mb.key: mb.v}}
-			var err error
-			if problems, err = validateRel(r.parts.props[mb.prop], doc, prefix); err != nil {
-				return err
-			}
-			if mb.looked {
-				remember(m.props[mb.prop], mb.raw, problems)
-			}
+		if mb.seen {
+			m.add(piece{i: i, part: -1, problems: mb.found})
+		} else {
+			m.enqueue(i, mb)
 		}
-		found = appendPrefixed(found, problems, prefix)
 	}
-	r.found[block] = found
 	r.keys[i] = keyOf(func(k string) any {
 		for j := len(m.members) - 1; j >= 0; j-- {
 			if m.members[j].key == k {
@@ -618,6 +673,122 @@ func (r *entryResults) byParts(m *entryMemo, block, i int) error {
 		return nil
 	})
 	return nil
+}
+
+// add appends pc to the block's problems; a piece of no problems is left out.
+func (m *entryMemo) add(pc piece) {
+	if pc.part >= 0 || len(pc.problems) > 0 {
+		m.pieces = append(m.pieces, pc)
+	}
+}
+
+// enqueue queues the value of member mb of entry i to be validated, once
+// per block when it is looked up in the memo.
+func (m *entryMemo) enqueue(i int, mb entryMember) {
+	p := mb.prop
+	var key string
+	if mb.looked {
+		if k, ok := m.queued[p][string(mb.raw)]; ok {
+			m.tally[p].found++
+			m.add(piece{i: i, part: p, k: k})
+			return
+		}
+		key = string(mb.raw)
+		m.queued[p][key] = len(m.queue[p])
+	}
+	m.add(piece{i: i, part: p, k: len(m.queue[p])})
+	m.queue[p] = append(m.queue[p], queued{key: mb.key, v: mb.v, memoKey: key, i: i})
+}
+
+// flush validates the values queued by the entries of block, property by
+// property, remembers them, and appends the block's problems to its
+// found, in order; the error is the first entry's that failed.
+func (r *entryResults) flush(t *treeReader, block int) error {
+	m := t.memo
+	if m == nil {
+		return nil
+	}
+	for p, q := range m.queue {
+		if len(q) > 0 {
+			if err := r.validateQueued(m, p, q); err != nil {
+				return err
+			}
+		}
+	}
+	found := r.found[block]
+	var err error
+	for _, pc := range m.pieces {
+		problems := pc.problems
+		if pc.part >= 0 {
+			q := &m.queue[pc.part][pc.k]
+			if err = q.err; err != nil {
+				break
+			}
+			problems = q.problems
+		}
+		if len(problems) > 0 {
+			found = appendPrefixed(found, problems, entryPath(pc.i))
+		}
+	}
+	r.found[block] = found
+	for p, q := range m.queue {
+		for _, v := range q {
+			if v.memoKey != "" && v.err == nil {
+				remember(m.props[p], v.memoKey, v.problems)
+			}
+		}
+		clear(q)
+		m.queue[p] = q[:0]
+		clear(m.queued[p])
+	}
+	clear(m.pieces)
+	m.pieces = m.pieces[:0]
+	return err
+}
+
+// validateQueued validates the values q of property p: all of them as the
+// items of one array, then alone each one that has problems there, for
+// its problems (see entryParts).
+func (r *entryResults) validateQueued(m *entryMemo, p int, q []queued) error {
+	many, err := r.parts.many[p]()
+	if err != nil {
+		return err
+	}
+	m.items, m.again = m.items[:0], m.again[:0]
+	for _, v := range q {
+		m.items = append(m.items, v.v)
+		m.again = append(m.again, false)
+	}
+	problems, err := validateRel(many, decoded{gojsonschema.NewGoLoader(nil), m.items}, "")
+	clear(m.items)
+	all := err != nil // a failure is reported by the entry's own validation
+	for _, pr := range problems {
+		if k, ok := itemOf(pr.Path); ok && k < len(q) {
+			m.again[k] = true
+		} else {
+			all = true // a problem outside the items cannot be: validate them all alone
+		}
+	}
+	var one *gojsonschema.Schema
+	for k := range q {
+		if !m.again[k] && !all {
+			continue
+		}
+		if one == nil {
+			if one, err = r.parts.one[p](); err != nil {
+				return err
+			}
+		}
+		q[k].problems, q[k].err = validateRel(one, decoded{gojsonschema.NewGoLoader(nil), map[string]any{q[k].key: q[k].v}}, entryPath(q[k].i))
+	}
+	return nil
+}
+
+// itemOf is the item of an array a Problem path relative to it is in.
+func itemOf(path string) (int, bool) {
+	n, _, _ := strings.Cut(path, ".")
+	k, err := strconv.Atoi(n)
+	return k, err == nil && k >= 0
 }
 
 // problems are the entries' problems, then their duplicates.

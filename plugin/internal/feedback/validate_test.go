@@ -358,6 +358,30 @@ func TestValidatorPanicIsAnError(t *testing.T) {
 	}
 }
 
+// TestQueuedPanicNamesTheEntry: when the values of a property validated
+// together make gojsonschema panic, each is validated alone, and the error
+// names the first entry that fails, as an entry validated alone would.
+func TestQueuedPanicNamesTheEntry(t *testing.T) {
+	byPartsAlways(t)
+	ss, err := compiledSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newEntryResults(ss.entry, 8)
+	if r.parts == nil {
+		t.Fatal("the schema does not split")
+	}
+	var tr treeReader
+	m := r.memo(&tr)
+	p := r.parts.names["verdict"]
+	for i, v := range []any{"flaky", json.Number(".5"), json.Number(".5")} {
+		m.enqueue(i+4, entryMember{key: "verdict", prop: p, v: v})
+	}
+	if err := r.flush(&tr, 0); err == nil || !strings.Contains(err.Error(), "per_case.5") {
+		t.Fatalf("flush = %v; want an error naming per_case.5", err)
+	}
+}
+
 // TestEncodeByPartsMatchesValidate: the entries a write validates by parts,
 // from the bytes it encodes for them, have the problems Validate finds in
 // the bytes written, though most repeat a value judged before: invalid

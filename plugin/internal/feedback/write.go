@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,65 +63,147 @@ func PathsFor(runPath, out string) Paths {
 // Validate reads an entry (the problems are Validate's).
 func Encode(f *File) ([]byte, error) {
 	data, problems, err := encodeChecked(f)
-	if err != nil {
+	if err = invalid(problems, err); err != nil {
 		return nil, err
-	}
-	if len(problems) > 0 {
-		return nil, errors.New("invalid feedback: " + summarise(problems))
 	}
 	return data, nil
 }
 
+// invalid is the error of a file with problems, err when encoding failed.
+func invalid(problems []Problem, err error) error {
+	if err == nil && len(problems) > 0 {
+		err = errors.New("invalid feedback: " + summarise(problems))
+	}
+	return err
+}
+
 // encodeChecked is f encoded and Validate's problems with it.
 func encodeChecked(f *File) ([]byte, []Problem, error) {
+	var b bytes.Buffer
+	problems, err, _ := writeChecked(&b, f) // a bytes.Buffer does not fail
+	return b.Bytes(), problems, err
+}
+
+// writeChecked writes f encoded to w, the entries as their blocks are
+// ready, and returns Validate's problems with it. err is an error
+// encoding f; werr is w's first error (what follows it is not written).
+func writeChecked(w io.Writer, f *File) (problems []Problem, err, werr error) {
 	ss, err := compiledSchemas()
 	if err != nil {
-		return nil, nil, err
+		return nil, err, nil
 	}
-	data, entryProblems, err := encode(f, ss.entry)
-	if err != nil || ss.entry == nil {
-		if err == nil {
-			entryProblems, err = Validate(data)
+	if ss.entry == nil {
+		var b bytes.Buffer
+		if _, err, _ = encodeTo(&b, f, nil); err != nil {
+			return nil, err, nil
 		}
-		return data, entryProblems, err
+		problems, err = Validate(b.Bytes())
+		_, werr = w.Write(b.Bytes())
+		return problems, err, werr
+	}
+	entryProblems, err, werr := encodeTo(w, f, ss.entry)
+	if err != nil {
+		return nil, err, werr
 	}
 	top := treeSink{t: &treeReader{}}
 	emitFile(&top, f, func() {})
-	problems, err := validateLoaded(ss.whole, decoded{gojsonschema.NewGoLoader(nil), top.root}, "")
+	problems, err = validateLoaded(ss.whole, decoded{gojsonschema.NewGoLoader(nil), top.root}, "")
 	problems = append(problems, entryProblems...)
 	sortProblems(problems)
-	return data, problems, err
+	return problems, err, werr
 }
 
-// encode is f encoded, its entries validated with the entry schema s as
-// they are (when s is not nil; the problems are unsorted).
-func encode(f *File, s *gojsonschema.Schema) ([]byte, []Problem, error) {
-	blocks, problems, err := encodeCases(f.PerCase, s)
+// encodeTo writes f encoded to w, its entries validated with the entry
+// schema s as they are (when s is not nil; the problems are unsorted).
+// The entries are encoded on every core (encodeCases) while the bytes
+// before them are written, and written block by block as they are ready.
+func encodeTo(w io.Writer, f *File, s *gojsonschema.Schema) (problems []Problem, err, werr error) {
+	bl := newBlocks(len(f.PerCase))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		problems, err = encodeCases(f.PerCase, s, bl)
+	}()
+	write := func(b []byte) {
+		if werr == nil {
+			_, werr = w.Write(b)
+		}
+	}
+	e := &encoder{b: make([]byte, 0, 4096)}
+	emitFile(e, f, func() {
+		write(e.b)
+		e.b = e.b[:0]
+		bl.drain(write, done)
+		e.open[len(e.open)-1].n += len(f.PerCase)
+	})
+	<-done
+	if err == nil {
+		err = e.err
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err, werr
 	}
-	size := 4096
-	for _, b := range blocks {
-		size += len(b)
+	write(append(e.b, '\n'))
+	return problems, nil, werr
+}
+
+// blocks hands the blocks of entries encodeCases encodes, each when it is
+// done, to drain, which writes them in order and gives their buffers back
+// for later blocks.
+type blocks struct {
+	ready []chan []byte // by block: its bytes, sent once
+	free  chan []byte   // buffers written out
+}
+
+func newBlocks(entries int) *blocks {
+	bl := &blocks{ready: make([]chan []byte, blockCount(entries)), free: make(chan []byte, 4)}
+	for k := range bl.ready {
+		bl.ready[k] = make(chan []byte, 1)
 	}
-	e := &encoder{b: make([]byte, 0, size)}
-	emitFile(e, f, func() { e.splice(blocks, len(f.PerCase)) })
-	if e.err != nil {
-		return nil, nil, e.err
+	return bl
+}
+
+// buffer is a buffer written out, or a new one of size bytes.
+func (bl *blocks) buffer(size int64) []byte {
+	select {
+	case b := <-bl.free:
+		return b[:0]
+	default:
+		return make([]byte, 0, size)
 	}
-	return append(e.b, '\n'), problems, nil
+}
+
+// drain writes the blocks in order as they are ready, until done closes
+// before the next one is (encoding stopped at an error).
+func (bl *blocks) drain(write func(b []byte), done <-chan struct{}) {
+	for _, ready := range bl.ready {
+		var b []byte
+		select {
+		case b = <-ready:
+		case <-done:
+			select {
+			case b = <-ready:
+			default:
+				return
+			}
+		}
+		write(b)
+		select {
+		case bl.free <- b:
+		default:
+		}
+	}
 }
 
 // encodeCases encodes cases as the items of per_case, in blocks on every
 // core, validating each with the entry schema s as it goes (when s is not
 // nil): checkRaw reads the bytes just encoded, so a value seen before is
-// not decoded again.
-func encodeCases(cases []Case, s *gojsonschema.Schema) ([][]byte, []Problem, error) {
-	blocks := make([][]byte, blockCount(len(cases)))
+// not decoded again. Each block goes to bl once it is checked.
+func encodeCases(cases []Case, s *gojsonschema.Schema, bl *blocks) ([]Problem, error) {
 	r := newEntryResults(s, len(cases))
 	var size atomic.Int64 // of the largest block so far, to size the next
 	err := inBlocks(len(cases), func(t *treeReader, block, lo, hi int) error {
-		e := encoder{b: make([]byte, 0, size.Load()*9/8), open: []container{{}, {n: lo, array: true}}} // per_case's items are at depth 2
+		e := encoder{b: bl.buffer(size.Load() * 9 / 8), open: []container{{}, {n: lo, array: true}}} // per_case's items are at depth 2
 		for i := lo; i < hi; i++ {
 			start := len(e.b)
 			emitCase(&e, &cases[i])
@@ -138,34 +221,52 @@ func encodeCases(cases []Case, s *gojsonschema.Schema) ([][]byte, []Problem, err
 				}
 			}
 		}
-		blocks[block] = e.b
+		if err := r.flush(t, block); err != nil {
+			return err
+		}
+		bl.ready[block] <- e.b
 		if n := int64(len(e.b)); n > size.Load() {
 			size.Store(n) // a race between cores only misses a better guess
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return blocks, r.problems(), nil
+	return r.problems(), nil
 }
 
-// replaceFile is atomicfile.WriteFile; tests make it fail.
-var replaceFile = atomicfile.WriteFile
+// replaceFile is atomicfile.WriteFrom; tests make it fail.
+var replaceFile = atomicfile.WriteFrom
 
 // Write validates f and replaces path with it atomically and durably
-// (atomicfile.WriteFile): a crash leaves either the old file or the new
+// (atomicfile.WriteFrom): a crash leaves either the old file or the new
 // one, whole.
 //
 // Write refuses a symbolic link at path: renaming over it would replace the
 // link and silently detach the file it points to, and writing through it
 // would change a file outside this folder. Errors are *clierr.Error (exit 1).
 func Write(path string, f *File) error {
-	data, err := Encode(f)
-	if err != nil {
-		return &clierr.Error{Code: clierr.CodeFailure, File: path, Msg: "not written: " + err.Error(), Err: err}
+	var bad error
+	called := false
+	err := replaceFile(path, func(w io.Writer) error {
+		called = true
+		problems, err, werr := writeChecked(w, f)
+		if bad = invalid(problems, err); bad != nil {
+			return bad
+		}
+		return werr
+	})
+	if !called && err != nil {
+		// The file was refused before it was encoded: an invalid file is
+		// still reported as that.
+		problems, encErr, _ := writeChecked(io.Discard, f)
+		bad = invalid(problems, encErr)
 	}
-	if err := replaceFile(path, data); errors.Is(err, atomicfile.ErrSymlink) {
+	if bad != nil {
+		return &clierr.Error{Code: clierr.CodeFailure, File: path, Msg: "not written: " + bad.Error(), Err: bad}
+	}
+	if errors.Is(err, atomicfile.ErrSymlink) {
 		return &clierr.Error{
 			Code: clierr.CodeFailure, File: path,
 			Msg:  "is a symbolic link: refusing to replace it",

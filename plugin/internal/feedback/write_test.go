@@ -137,6 +137,36 @@ func TestWriteRefusesInvalid(t *testing.T) {
 	}
 }
 
+// TestWriteInvalidKeepsOldFile: an invalid file, found so only once it is
+// written out (Write writes the entries as they are encoded), leaves the
+// old file and no temp file; refused before it is written (a symbolic
+// link), it is still reported as invalid, as when it was checked first.
+func TestWriteInvalidKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "feedback.json")
+	if err := Write(path, sample("old")); err != nil {
+		t.Fatal(err)
+	}
+	before := readString(t, path)
+	f := sample("")
+	f.PerCase[0].Verdict = "meh"
+	err := Write(path, f)
+	wantCode(t, err, clierr.CodeFailure, "")
+	if !strings.Contains(err.Error(), "not written: invalid feedback: per_case.0.verdict") {
+		t.Errorf("error = %v", err)
+	}
+	if readString(t, path) != before || !slices.Equal(dirNames(t, dir), []string{"feedback.json"}) {
+		t.Errorf("a failed write changed the folder: %v", dirNames(t, dir))
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, f); err == nil || !strings.Contains(err.Error(), "not written: invalid feedback") {
+		t.Errorf("an invalid file to a link: %v", err)
+	}
+}
+
 // Tests run as root, where chmod cannot make a folder read-only; a path
 // under a regular file fails the same way (the folder cannot hold files).
 func TestWriteUnwritableFolder(t *testing.T) {

@@ -18,9 +18,13 @@ func AppendString(dst []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
+	mask := escapePlain
+	if html {
+		mask |= escapeHTML
+	}
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && !(html && (b == '<' || b == '>' || b == '&')) {
+			if escapes[b]&mask == 0 {
 				i++
 				continue
 			}
@@ -63,6 +67,25 @@ func AppendString(dst []byte, s string, html bool) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// escapes tells of each ASCII byte whether AppendString escapes it:
+// always (escapePlain), or with html (escapeHTML).
+var escapes = func() (t [utf8.RuneSelf]uint8) {
+	for b := range t {
+		switch {
+		case b < 0x20 || b == '"' || b == '\\':
+			t[b] = escapePlain
+		case b == '<' || b == '>' || b == '&':
+			t[b] = escapeHTML
+		}
+	}
+	return t
+}()
+
+const (
+	escapePlain uint8 = 1 << iota
+	escapeHTML
+)
 
 // AppendFloat appends f as encoding/json writes a float64 (ES6 number to
 // string): the shortest decimal, with an exponent below 1e-6 and from

@@ -47,3 +47,14 @@ func FuzzAppendFloat(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkAppendString(b *testing.B) {
+	ss := []string{"explain-refund-000000", "acceptable", "gpt-5-mini", "2026-12-01T21:50:12.062Z",
+		"sha256:90602180a20419f244fdded715350f0a0bf286d6b9ccd1ff3686c4e9f9728091", "contains:contains-patch"}
+	var dst []byte
+	for b.Loop() {
+		for _, s := range ss {
+			dst = AppendString(dst[:0], s, false)
+		}
+	}
+}
