@@ -256,6 +256,7 @@ func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 			p.add(draftOf(&full.PerCase[i]))
 		}
 		v.merge(p)
+		p.ids = chunks[uint64]{} // Load found no repeated identity
 		f, full.PerCase = full, nil
 	}
 	if f.RunID != runID {
@@ -327,22 +328,44 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 	if !ok {
 		return nil, len(chain) - 1, false
 	}
+	for _, i := range chain {
+		v.merge(ps[i])
+	}
+	if v.mayRepeat() && repeats(ps, chain) {
+		return nil, len(chain) - 1, false
+	}
+	for _, p := range ps {
+		p.ids = chunks[uint64]{}
+	}
+	return f, len(chain) - 1, true
+}
+
+// mayRepeat tells whether two entries of v may share their identity. Two
+// that do bind to the same case (caseid.Match is a function of the
+// identity), so one shadows the other, or are both strays: without
+// either, as in most files, the identities need no comparing.
+func (v *View) mayRepeat() bool {
+	return v.Shadowed > 0 || v.Unmatched.Count+v.Ambiguous.Count > 1
+}
+
+// repeats tells whether two entries of the parts ps (those of chain)
+// share their identity, told by a hash of each.
+func repeats(ps []*viewPart, chain []int) bool {
 	n := 0
 	for _, i := range chain {
 		n += ps[i].ids.len()
 	}
-	ids := make([]uint64, 0, n) // hashes of the entries' identities
+	ids := make([]uint64, 0, n)
 	for _, i := range chain {
 		ids = ps[i].ids.appendTo(ids)
-		v.merge(ps[i])
 	}
 	slices.Sort(ids)
 	for i := 1; i < len(ids); i++ {
 		if ids[i] == ids[i-1] {
-			return nil, len(chain) - 1, false
+			return true
 		}
 	}
-	return f, len(chain) - 1, true
+	return false
 }
 
 // viewPart is the entries of a stretch of per_case, each matched to its
@@ -439,7 +462,7 @@ func (v *View) merge(p *viewPart) {
 	if n := len(v.parts); n > 0 {
 		base = v.bases[n-1] + v.parts[n-1].entries.len()
 	}
-	v.parts, v.bases, p.ids = append(v.parts, p), append(v.bases, base), chunks[uint64]{}
+	v.parts, v.bases = append(v.parts, p), append(v.bases, base)
 	for k := range p.entries.len() {
 		pe := p.entries.at(k)
 		pe.verdict, pe.kind = names[pe.verdict], names[pe.kind]

@@ -390,7 +390,7 @@ type memo struct {
 	misses int               // lookups in a full strs that failed in a row
 
 	keys    []memoKey // maxKeys at most; the declared properties first
-	order   []uint8   // the indexes of the keys of the last object, in order
+	order   []uint8   // the index of the key read at each position of an object last when it had no lead
 	reqMask uint64    // the bits of the required keys in keys
 	reqRest bool      // some required key has no index: look it up by name
 
@@ -1167,17 +1167,19 @@ func (d *decoder) object(m *memo, dst reflect.Value, s slot) bool {
 			} else if end {
 				return m.complete(seen, rest)
 			}
+			// find guesses from the keys read here, where no lead was
+			// taken: a taken lead names its key already.
+			if i >= 0 && k < len(m.order) {
+				m.order[k] = uint8(i)
+			} else if i >= 0 && k == len(m.order) && k < maxKeys {
+				m.order = append(m.order, uint8(i))
+			}
 		}
 		if i >= 0 {
 			if key = &m.keys[i]; key.bad || seen&(1<<i) != 0 {
 				return false // a duplicate key: the full validator decides
 			}
 			seen |= 1 << i
-			if k < len(m.order) {
-				m.order[k] = uint8(i)
-			} else if k == len(m.order) && k < maxKeys {
-				m.order = append(m.order, uint8(i))
-			}
 		}
 		child := slotNone
 		if s != slotNone {

@@ -2,10 +2,12 @@ package feedback
 
 import (
 	"bytes"
+	"encoding/binary"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // pattern is a schema pattern: a regexp, matched without it when the
@@ -43,18 +45,31 @@ func (p *pattern) matchString(s string) bool {
 	case p.contains != "":
 		return strings.Contains(s, p.contains)
 	case p.steps != nil:
-		return matchSteps(*p.steps, s)
+		// The bytes of s, read only: no copy of a long string.
+		return matchSteps(*p.steps, unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 	return p.re.MatchString(s)
 }
 
 // step is one part of a simple pattern: a literal, or count bytes of an
-// ASCII class (count -1: one or more, up to the end).
+// ASCII class (count -1: one or more, up to the end). A class of a few
+// ranges also has them as words (see inClass), so that a long run of it
+// (a fingerprint's 64 hex digits) is checked eight bytes at a time.
 type step struct {
 	literal []byte
 	class   *[128]bool
+	ranges  *[maxRanges]wordRange // nil: the class has too many ranges, check a byte at a time
 	count   int
 }
+
+// wordRange is a class's range lo-hi as the words inClass adds: a byte of
+// the range carries into its high bit with from, and not with past. The
+// zero wordRange holds no byte.
+type wordRange struct{ from, past uint64 }
+
+// maxRanges is how many ranges a class checked a word at a time has at
+// most: two (hex digits, letters) cost half the instructions of four.
+const maxRanges = 2
 
 // simplePattern matches as regexp does on valid UTF-8 when expr is a
 // literal found anywhere (contains), or is anchored at both ends and made
@@ -83,7 +98,7 @@ func simplePattern(expr string) (contains string, steps *[]step) {
 			list = append(list, step{literal: []byte(string(s.Rune))})
 		case s.Op == syntax.OpCharClass:
 			if c := asciiClass(s); c != nil {
-				list = append(list, step{class: c, count: 1})
+				list = append(list, step{class: c, ranges: wordRanges(s), count: 1})
 				continue
 			}
 			return "", nil
@@ -97,7 +112,7 @@ func simplePattern(expr string) (contains string, steps *[]step) {
 			if s.Op == syntax.OpPlus {
 				count = -1
 			}
-			list = append(list, step{class: c, count: count})
+			list = append(list, step{class: c, ranges: wordRanges(s.Sub[0]), count: count})
 		default:
 			return "", nil
 		}
@@ -106,7 +121,7 @@ func simplePattern(expr string) (contains string, steps *[]step) {
 }
 
 // matchSteps tells whether b is the text steps describe.
-func matchSteps[T string | []byte](steps []step, b T) bool {
+func matchSteps(steps []step, b []byte) bool {
 	i := 0
 	for _, st := range steps {
 		switch {
@@ -133,7 +148,15 @@ func matchSteps[T string | []byte](steps []step, b T) bool {
 			if len(b)-i < st.count {
 				return false
 			}
-			for end := i + st.count; i < end; i++ {
+			end := i + st.count
+			if st.ranges != nil {
+				for ; i+8 <= end; i += 8 {
+					if !inClass(st.ranges, word(b, i)) {
+						return false
+					}
+				}
+			}
+			for ; i < end; i++ {
 				if c := b[i]; c >= utf8.RuneSelf || !st.class[c] {
 					return false
 				}
@@ -158,3 +181,31 @@ func asciiClass(re *syntax.Regexp) *[128]bool {
 	}
 	return &c
 }
+
+// wordRanges is the words of the ranges of an ASCII character class, nil
+// when it has more than maxRanges.
+func wordRanges(re *syntax.Regexp) *[maxRanges]wordRange {
+	if len(re.Rune) > 2*maxRanges {
+		return nil
+	}
+	var rs [maxRanges]wordRange
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		lo, hi := uint64(re.Rune[i]), uint64(re.Rune[i+1])
+		rs[i/2] = wordRange{from: (0x80 - lo) * ones, past: (0x7f - hi) * ones}
+	}
+	return &rs
+}
+
+// inClass tells whether every byte of w is in one of the ranges rs of an
+// ASCII class (lo-hi, 0 <= lo <= hi < 0x80). A byte c below 0x80 plus
+// 0x80-lo reaches 0x80 exactly when c >= lo, plus 0x7f-hi exactly when
+// c > hi, and neither sum passes 0xff, so no byte carries into the next.
+func inClass(rs *[maxRanges]wordRange, w uint64) bool {
+	in := (w+rs[0].from)&^(w+rs[0].past) | (w+rs[1].from)&^(w+rs[1].past)
+	// A byte of 0x80 or more (of a multi-byte rune) is in no class, and
+	// what it carries into the next byte does not matter then.
+	return in&^w&highs == highs
+}
+
+// word is the eight bytes of b at i, the first the lowest.
+func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }

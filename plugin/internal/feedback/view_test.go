@@ -111,6 +111,14 @@ func TestViewMatchesBind(t *testing.T) {
 			{"test_id":"a","target":"gpt","verdict":"acceptable"}]}`},
 		{"another run's file", `{"run_id":"other","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z","per_case":[{"test_id":"zz","verdict":"flaky"},{"test_id":"a","verdict":"flaky"}]}`},
 		{"duplicate entries", head + `"per_case":[{"test_id":"a","verdict":"flaky"},{"test_id":"a","verdict":"acceptable"}]}`},
+		// The light pass compares identities only when entries share a case
+		// or two are strays: each way two entries can repeat an identity.
+		{"duplicate strays", head + `"per_case":[{"test_id":"zz","verdict":"flaky"},{"test_id":"a","verdict":"flaky"},{"test_id":"zz","verdict":"acceptable"}]}`},
+		{"duplicate ambiguous entries", head + `"per_case":[{"test_id":"b","verdict":"flaky"},{"test_id":"a","verdict":"flaky"},{"test_id":"b","verdict":"acceptable"}]}`},
+		{"duplicate exact entries apart", head + `"per_case":[{"test_id":"c","suite":"extra","target":"gpt","verdict":"flaky"},{"test_id":"zz","verdict":"flaky"},{"test_id":"a","verdict":"flaky"},{"test_id":"c","suite":"extra","target":"gpt","verdict":"acceptable"}]}`},
+		{"duplicates in another run's file", `{"run_id":"other","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z","per_case":[{"test_id":"a","verdict":"flaky"},{"test_id":"a","verdict":"flaky"}]}`},
+		{"one stray, one shadowed, no duplicate", head + `"per_case":[{"test_id":"zz","verdict":"flaky"},{"test_id":"a","verdict":"flaky"},{"test_id":"a","target":"gpt","verdict":"acceptable"}]}`},
+		{"empty test ids twice", head + `"per_case":[{"test_id":"","verdict":"flaky"},{"test_id":"","verdict":"acceptable"}]}`},
 		{"schema violation", head + `"per_case":[{"test_id":"a","verdict":"great"}]}`},
 		{"repeated key (left to the full path)", head + `"per_case":[{"test_id":"a","verdict":"flaky","verdict":"acceptable"}]}`},
 		{"no per_case", `{"run_id":"r","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z"}`},
