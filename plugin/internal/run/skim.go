@@ -83,7 +83,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		brackets = &s.brackets
 	}
 	s.blocks, s.staged, s.bracket = stage(line, s.blocks, brackets), true, 0
-	err = s.object(func(key []byte) error { return s.rowField(&s.w, key) })
+	err = s.object(nil)
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
 		s.blocks, s.brackets = nil, nil // a row longer than a read block keeps no masks for the rows after it
@@ -166,6 +166,9 @@ func (s *skimmer) peek() byte {
 // object reads an object, calling member for each key with s positioned at
 // its value; member must consume the value. Between members it works on
 // locals (the line and the index); s.i is set before each call and error.
+// A nil member reads a row's members into s.w (rowField): a direct call,
+// where a closure cost about 18 instructions a member (5 % of a loose
+// read's).
 func (s *skimmer) object(member func(key []byte) error) error {
 	b := s.b
 	i := wsEnd(b, s.i)
@@ -209,7 +212,13 @@ func (s *skimmer) object(member func(key []byte) error) error {
 			return s.fail("expected ':' after a member name")
 		}
 		s.i = i + 1
-		if err := member(key); err != nil {
+		var err error
+		if member == nil {
+			err = s.rowField(&s.w, key)
+		} else {
+			err = member(key)
+		}
+		if err != nil {
 			return err
 		}
 		switch i = wsEnd(b, s.i); {
