@@ -225,32 +225,29 @@ func (s *skimmer) near(i int) (end int, ok, escaped bool) {
 // when the body has a special byte (to find the error, or check a \u
 // escape) or no end.
 func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
-	blocks := s.blocks
 	if !s.staged {
 		return stringEnd(s.b, i)
 	}
-	first := i >> 6
-	sp, esc := blocks[first].special, blocks[first].escaped
-	m := blocks[first].quote
+	blocks := s.blocks
+	k := i >> 6
+	bl := &blocks[k]
 	from := ^uint64(0) << (i & 63)
-	if m&from != 0 {
-		return stringEnd(s.b, i) // it ends here: the body has a special byte
+	if (bl.quote|bl.special)&from != 0 {
+		return stringEnd(s.b, i) // it ends here (the body has a special byte), or has one
 	}
-	sp, esc = sp&from, esc&from
-	k := first + 1
-	for ; k < len(blocks) && blocks[k].quote == 0; k++ {
-		sp |= blocks[k].special
-		esc |= blocks[k].escaped
+	esc := bl.escaped & from
+	for k++; k < len(blocks); k++ {
+		if bl = &blocks[k]; bl.quote != 0 {
+			body := bl.quote&-bl.quote - 1
+			if bl.special&body != 0 {
+				break
+			}
+			return k<<6 + bits.TrailingZeros64(bl.quote), true, esc|bl.escaped&body != 0
+		}
+		if bl.special != 0 {
+			break
+		}
+		esc |= bl.escaped
 	}
-	if k == len(blocks) {
-		return stringEnd(s.b, i)
-	}
-	m = blocks[k].quote
-	body := m&-m - 1
-	sp |= blocks[k].special & body
-	esc |= blocks[k].escaped & body
-	if sp != 0 {
-		return stringEnd(s.b, i)
-	}
-	return k<<6 + bits.TrailingZeros64(m), true, esc != 0
+	return stringEnd(s.b, i)
 }
