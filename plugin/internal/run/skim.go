@@ -464,18 +464,11 @@ func (s *skimmer) skipNested() error {
 			}
 			i = end + 1
 		default:
-			start := i
-			for i < len(b) && isLiteralByte(b[i]) {
-				i++
+			end, ok := literalEnd(b, i)
+			if !ok {
+				return fail("invalid value")
 			}
-			switch lit := b[start:i]; string(lit) {
-			case "true", "false", "null":
-			default:
-				if !jsonnum.Valid(lit) {
-					i = start
-					return fail("invalid value")
-				}
-			}
+			i = end
 		}
 		// A value ended: close brackets until a ',' starts the next one.
 		for {
@@ -544,22 +537,37 @@ func wsEnd(b []byte, i int) int {
 // literal reads true, false, null or a number.
 func (s *skimmer) literal() ([]byte, error) {
 	start := s.i
-	for s.i < len(s.b) {
-		if !isLiteralByte(s.b[s.i]) {
-			break
-		}
-		s.i++
-	}
-	lit := s.b[start:s.i]
-	switch string(lit) {
-	case "true", "false", "null":
-		return lit, nil
-	}
-	if !jsonnum.Valid(lit) {
-		s.i = start
+	end, ok := literalEnd(s.b, start)
+	if !ok {
 		return nil, s.fail("invalid value")
 	}
-	return lit, nil
+	s.i = end
+	return s.b[start:end], nil
+}
+
+// literalEnd returns the end of the literal at b[i] (the run of bytes
+// from i that isLiteralByte accepts) and whether it is true, false, null
+// or a number. The literal is read once (a number by its grammar,
+// jsonnum.End) when the byte after it ends the run, as it does in every
+// well-formed row.
+func literalEnd(b []byte, i int) (end int, ok bool) {
+	switch end = i + 4; {
+	case end <= len(b) && (string(b[i:end]) == "true" || string(b[i:end]) == "null"):
+	case end < len(b) && string(b[i:end+1]) == "false":
+		end++
+	default:
+		end = jsonnum.End(b, i)
+	}
+	if end > i && (end == len(b) || !isLiteralByte(b[end])) {
+		return end, true
+	}
+	for end = i; end < len(b) && isLiteralByte(b[end]); end++ {
+	}
+	switch string(b[i:end]) {
+	case "true", "false", "null":
+		return end, true
+	}
+	return end, jsonnum.Valid(b[i:end])
 }
 
 // mistyped records the first field with an unexpected type and skips it.
