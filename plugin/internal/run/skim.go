@@ -190,13 +190,12 @@ func (s *skimmer) object(member func(key []byte) error) error {
 			s.i = i
 			return s.fail("expected a member name")
 		}
-		end, ok, escaped := s.near(i + 1)
+		end, ok, escaped := s.near(i + 1) // ok: before len(b)
 		if !ok {
-			end, ok, escaped = s.stringEnd(i + 1)
-		}
-		if !ok || end == len(b) {
-			s.i = end
-			return s.stringFail(ok)
+			if end, ok, escaped = s.stringEnd(i + 1); !ok || end == len(b) {
+				s.i = end
+				return s.stringFail(ok)
+			}
 		}
 		key := b[i+1 : end]
 		if escaped {
@@ -270,15 +269,14 @@ func (s *skimmer) array(elem func() error) error {
 // only JSON's escapes, as encoding/json (and AgentV's JSON.parse) require.
 func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
-	end, ok, escaped := s.near(start)
+	end, ok, escaped := s.near(start) // ok: before len(s.b)
 	if !ok {
-		end, ok, escaped = s.stringEnd(start)
+		if end, ok, escaped = s.stringEnd(start); !ok || end == len(s.b) {
+			s.i = end
+			return nil, s.stringFail(ok)
+		}
 	}
 	s.escaped = escaped
-	if !ok || end == len(s.b) {
-		s.i = end
-		return nil, s.stringFail(ok)
-	}
 	s.i = end + 1
 	return s.b[start:end], nil
 }
@@ -392,6 +390,10 @@ func plainRun(raw []byte, i int) int {
 func (s *skimmer) skip() error {
 	switch s.peek() {
 	case '"':
+		if end, ok, _ := s.near(s.i + 1); ok { // the string ends in its block (most do): no call
+			s.i = end + 1
+			return nil
+		}
 		_, err := s.rawString()
 		return err
 	case '{', '[':
