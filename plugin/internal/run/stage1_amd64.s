@@ -134,28 +134,43 @@ done:
 	SHLQ $32, R8 \
 	ORQ R8, r
 
+// AVXBYTES loads Y1, Y2 and Y3 with quotes, backslashes and 0x1f, and
+// Y8, Y9 and Y10 with 0x20, '{' and '}'.
+#define AVXBYTES \
+	VPBROADCASTB ·stringbytes+0(SB), Y1 \
+	VPBROADCASTB ·stringbytes+16(SB), Y2 \
+	VPBROADCASTB ·stringbytes+32(SB), Y3 \
+	VPBROADCASTB bracketbytes<>+0(SB), Y8 \
+	VPBROADCASTB bracketbytes<>+16(SB), Y9 \
+	VPBROADCASTB bracketbytes<>+32(SB), Y10
+
+// AVXBLOCK loads the 64 bytes at SI into Y0 and Y7 and puts their
+// quotes, backslashes and control characters in AX, BX and DX.
+#define AVXBLOCK \
+	VMOVDQU 0(SI), Y0 \
+	VMOVDQU 32(SI), Y7 \
+	HALF(Y0, AX, BX, DX) \
+	HALF(Y7, R8, R9, R10) \
+	MERGE(32)
+
+// AVXBRACKETS puts the opening and closing brackets of Y0 and Y7 in R11
+// and R12.
+#define AVXBRACKETS \
+	VPOR Y8, Y0, Y4 \
+	VPOR Y8, Y7, Y5 \
+	BHALF(Y9, R11) \
+	BHALF(Y10, R12)
+
 // func stageMasksAVX2(b []byte, out []stageBlock, brackets bool)
 TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-49
 	PROLOGUE
 	JZ avxdone
-	VPBROADCASTB ·stringbytes+0(SB), Y1
-	VPBROADCASTB ·stringbytes+16(SB), Y2
-	VPBROADCASTB ·stringbytes+32(SB), Y3
-	VPBROADCASTB bracketbytes<>+0(SB), Y8
-	VPBROADCASTB bracketbytes<>+16(SB), Y9
-	VPBROADCASTB bracketbytes<>+32(SB), Y10
+	AVXBYTES
 avxloop:
-	VMOVDQU 0(SI), Y0
-	VMOVDQU 32(SI), Y7
-	HALF(Y0, AX, BX, DX)
-	HALF(Y7, R8, R9, R10)
-	MERGE(32)
+	AVXBLOCK
 	TESTQ R13, R13
 	JZ avxstore
-	VPOR Y8, Y0, Y4
-	VPOR Y8, Y7, Y5
-	BHALF(Y9, R11)
-	BHALF(Y10, R12)
+	AVXBRACKETS
 avxstore:
 	STORE
 	JNZ avxloop
@@ -180,24 +195,14 @@ TEXT ·stageLooseAVX2(SB), NOSPLIT, $0-96
 	MOVQ found_base+48(FP), R13
 	TESTQ CX, CX
 	JZ loosedone
-	VPBROADCASTB ·stringbytes+0(SB), Y1
-	VPBROADCASTB ·stringbytes+16(SB), Y2
-	VPBROADCASTB ·stringbytes+32(SB), Y3
-	VPBROADCASTB bracketbytes<>+0(SB), Y8
-	VPBROADCASTB bracketbytes<>+16(SB), Y9
-	VPBROADCASTB bracketbytes<>+32(SB), Y10
+	AVXBYTES
 	VPCMPEQB Y11, Y11, Y11
 	MOVQ st+80(FP), R8
 	MOVQ 0(R8), R14
 	VMOVQ 8(R8), X13
 	MOVQ first+72(FP), R15
-	ADDQ R15, CX // the index past the last block
 looseloop:
-	VMOVDQU 0(SI), Y0
-	VMOVDQU 32(SI), Y7
-	HALF(Y0, AX, BX, DX)
-	HALF(Y7, R8, R9, R10)
-	MERGE(32)
+	AVXBLOCK
 	// The escaped bytes, as escapes finds them, when there is a backslash
 	// or a carry.
 	MOVQ BX, R9
@@ -221,10 +226,7 @@ looseloop:
 	NOTQ R9
 	ANDQ R9, AX
 looseplain:
-	VPOR Y8, Y0, Y4
-	VPOR Y8, Y7, Y5
-	BHALF(Y9, R11)
-	BHALF(Y10, R12)
+	AVXBRACKETS
 	VMOVQ AX, X12
 	VPCLMULQDQ $0, X11, X12, X12
 	VPXOR X13, X12, X12
@@ -236,22 +238,14 @@ looseplain:
 	NOTQ R8 // outside strings, not escaped
 	ANDQ R8, R11
 	ANDQ R8, R12
-	MOVQ AX, 0(DI)
-	MOVQ DX, 8(DI)
-	MOVQ BX, 16(DI)
-	MOVQ R11, 24(DI)
-	MOVQ R12, 32(DI)
 	MOVL R15, 0(R13)
-	ORQ R12, R11
-	NEGQ R11 // carry set when the block holds a bracket
-	SBBQ R9, R9
-	ANDQ $4, R9
-	ADDQ R9, R13
-	ADDQ $64, SI
-	ADDQ $40, DI
+	LEAQ 4(R13), R9
+	MOVQ R11, R10
+	ORQ R12, R10
+	CMOVQNE R9, R13 // on past the index when the block holds a bracket
 	INCQ R15
-	CMPQ R15, CX
-	JB looseloop
+	STORE
+	JNZ looseloop
 	MOVQ st+80(FP), R8
 	MOVQ R14, 0(R8)
 	VMOVQ X13, 8(R8)
