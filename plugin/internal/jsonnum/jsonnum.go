@@ -6,8 +6,13 @@ import "strconv"
 
 // Valid reports whether s is a JSON number:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func Valid[T ~string | ~[]byte](s T) bool {
-	i := 0
+func Valid[T ~string | ~[]byte](s T) bool { return End(s, 0) == len(s) }
+
+// End reads the number at s[i:] by that grammar, each part as long as it
+// goes, and returns where it ends; -1 when a part is missing or empty.
+// s[i:] is a number when End returns len(s); when the byte at the end
+// can continue a literal, s[i:] is none.
+func End[T ~string | ~[]byte](s T, i int) int {
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
@@ -15,13 +20,13 @@ func Valid[T ~string | ~[]byte](s T) bool {
 	case i < len(s) && s[i] == '0':
 		i++
 	case j == i:
-		return false
+		return -1
 	default:
 		i = j
 	}
 	if i < len(s) && s[i] == '.' {
 		if i = digits(s, i+1); s[i-1] == '.' {
-			return false
+			return -1
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -31,11 +36,11 @@ func Valid[T ~string | ~[]byte](s T) bool {
 		}
 		j := digits(s, i)
 		if j == i {
-			return false
+			return -1
 		}
 		i = j
 	}
-	return i == len(s)
+	return i
 }
 
 // digits is the end of the run of decimal digits in s from i.

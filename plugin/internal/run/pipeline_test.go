@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -151,5 +152,29 @@ func TestLongLinesGiveBack(t *testing.T) {
 	}
 	if grown := (residentPages() - base) * os.Getpagesize(); grown > 40<<20 {
 		t.Errorf("resident size grew %d MiB over %d lines of 4 MiB", grown>>20, len(lengths))
+	}
+}
+
+// TestLastNewline: lastNewline is bytes.LastIndexByte(b, '\n') for every
+// length up to three words and every place of one or two newlines, among
+// bytes a bit or a carry away from one.
+func TestLastNewline(t *testing.T) {
+	for n := range 25 {
+		for i := -1; i < n; i++ {
+			for j := -1; j <= i; j++ {
+				b := make([]byte, n)
+				for k := range b {
+					b[k] = []byte{'\n' ^ 0x80, '\n' ^ 1, '\n' + 1, 0xff, 0}[k%5]
+				}
+				for _, k := range []int{i, j} {
+					if k >= 0 {
+						b[k] = '\n'
+					}
+				}
+				if got, want := lastNewline(b), bytes.LastIndexByte(b, '\n'); got != want {
+					t.Fatalf("lastNewline(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"agentv-review/plugin/internal/jsonnum"
 )
 
 // oracle decodes a row with encoding/json, which skimRow must match.
@@ -214,4 +216,27 @@ func TestStringEndEveryPosition(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzLiteralEnd: literalEnd ends where the run of literal bytes ends and
+// accepts it when it is true, false, null or a number (jsonnum.Valid),
+// from any byte of any input.
+func FuzzLiteralEnd(f *testing.F) {
+	for _, s := range []string{"0", "-0.5e+10,", "1.5e", "0123", "1.", "-", "true", "nulll", "0.017710000000000004}", "1E5x", "2e-3]"} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i >= len(b) {
+			return
+		}
+		want := i
+		for want < len(b) && isLiteralByte(b[want]) {
+			want++
+		}
+		lit := string(b[i:want])
+		wantOK := lit == "true" || lit == "false" || lit == "null" || jsonnum.Valid(lit)
+		if end, ok := literalEnd(b, i); end != want || ok != wantOK {
+			t.Fatalf("literalEnd(%q, %d) = %d, %v; want %d, %v", b, i, end, ok, want, wantOK)
+		}
+	})
 }

@@ -47,43 +47,72 @@ func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 		blocks = make([]stageBlock, n, n+n/4)
 	}
 	blocks = blocks[:n]
-	loose := brackets != nil
 	whole := len(line) / 64
-	for k := 0; k < whole; k += stageRun { // a few microseconds in assembly at a time (see stageRun)
-		end := min(k+stageRun, whole)
-		stageMasks(line[k*64:end*64], blocks[k:end], loose)
-	}
 	pad := spaces
 	copy(pad[:], line[whole*64:])
-	stageMasks(pad[:], blocks[whole:], loose)
+	if brackets != nil {
+		if cap(*brackets) < n {
+			*brackets = make([]int32, n, n+n/4)
+		}
+		found := (*brackets)[:n]
+		var st looseState
+		c := 0
+		for k := 0; k < whole; k += stageRun { // a few microseconds in assembly at a time (see stageRun)
+			end := min(k+stageRun, whole)
+			c += stageLoose(line[k*64:end*64], blocks[k:end], found[c:], k, &st)
+		}
+		c += stageLoose(pad[:], blocks[whole:], found[c:], whole, &st)
+		*brackets = found[:c]
+		return blocks
+	}
+	for k := 0; k < whole; k += stageRun {
+		end := min(k+stageRun, whole)
+		stageMasks(line[k*64:end*64], blocks[k:end], false)
+	}
+	stageMasks(pad[:], blocks[whole:], false)
 	// The raw masks hold quotes, control characters and backslashes. A
 	// backslash escapes the byte after it unless it is itself escaped:
 	// the escaped bytes follow the odd-length runs of backslashes, found
 	// for all sixty-four at once by simdjson's subtraction (runs that start
 	// on an even bit borrow across their length differently from those
-	// that start on an odd one). Loose, the bytes in strings are then the
-	// prefix XOR of the quotes (from an opening quote up to its closing
-	// one), and the brackets among them or escaped are dropped.
+	// that start on an odd one).
 	var carry uint64 // 1 when the last block ended with an escaping backslash
-	if !loose {
-		for k := range blocks {
-			bl := &blocks[k]
-			if bl.escaped|carry == 0 {
-				continue
-			}
-			plain := bl.quote | bl.escaped // \" and \\, the most common escapes after \n
-			bl.escaped, carry = escapes(bl.escaped, carry)
-			bl.quote &^= bl.escaped
-			for m := bl.escaped &^ plain; m != 0; m &= m - 1 {
-				if p := k*64 + bits.TrailingZeros64(m); p >= len(line) || !twoByteEscape[line[p]] {
-					bl.special |= m & -m
-				}
+	for k := range blocks {
+		bl := &blocks[k]
+		if bl.escaped|carry == 0 {
+			continue
+		}
+		plain := bl.quote | bl.escaped // \" and \\, the most common escapes after \n
+		bl.escaped, carry = escapes(bl.escaped, carry)
+		bl.quote &^= bl.escaped
+		for m := bl.escaped &^ plain; m != 0; m &= m - 1 {
+			if p := k*64 + bits.TrailingZeros64(m); p >= len(line) || !twoByteEscape[line[p]] {
+				bl.special |= m & -m
 			}
 		}
-		return blocks
 	}
-	*brackets = (*brackets)[:0]
-	var inside uint64 // all ones when the last block ended in a string
+	return blocks
+}
+
+// looseState is what a loose stage carries from one block to the next.
+type looseState struct {
+	carry  uint64 // 1 when the last block ended with an escaping backslash
+	inside uint64 // all ones when the last block ended in a string
+}
+
+// looseMasks finishes, for a loose read, the raw masks that stageMasks
+// made with brackets of blocks, the blocks of a line from block first on,
+// given the state the blocks before left in *st (which it updates): the
+// escaped bytes as stage finds them, each also special, and no quote; the
+// bytes in strings are then the prefix XOR of the quotes (from an opening
+// quote up to its closing one), and the brackets among them or escaped
+// are dropped. It writes to found, in order, the indexes of the blocks
+// that still hold a bracket and returns how many; len(found) is at least
+// len(blocks). It is stageLoose in portable Go, and the reference of
+// amd64's assembly in tests.
+func looseMasks(blocks []stageBlock, found []int32, first int, st *looseState) int {
+	c := 0
+	carry, inside := st.carry, st.inside
 	for k := range blocks {
 		bl := &blocks[k]
 		if bl.escaped|carry|bl.open|bl.close == 0 { // most blocks of a prompt or an answer
@@ -99,11 +128,13 @@ func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 		inside = uint64(int64(str) >> 63)
 		out := ^(str | bl.escaped)
 		if bl.open &= out; bl.open|bl.close&out != 0 {
-			*brackets = append(*brackets, int32(k))
+			found[c] = int32(first + k)
+			c++
 		}
 		bl.close &= out
 	}
-	return blocks
+	st.carry, st.inside = carry, inside
+	return c
 }
 
 // escapes returns the bytes that the backslashes of a block escape and
@@ -194,32 +225,29 @@ func (s *skimmer) near(i int) (end int, ok, escaped bool) {
 // when the body has a special byte (to find the error, or check a \u
 // escape) or no end.
 func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
-	blocks := s.blocks
 	if !s.staged {
 		return stringEnd(s.b, i)
 	}
-	first := i >> 6
-	sp, esc := blocks[first].special, blocks[first].escaped
-	m := blocks[first].quote
+	blocks := s.blocks
+	k := i >> 6
+	bl := &blocks[k]
 	from := ^uint64(0) << (i & 63)
-	if m&from != 0 {
-		return stringEnd(s.b, i) // it ends here: the body has a special byte
+	if (bl.quote|bl.special)&from != 0 {
+		return stringEnd(s.b, i) // it ends here (the body has a special byte), or has one
 	}
-	sp, esc = sp&from, esc&from
-	k := first + 1
-	for ; k < len(blocks) && blocks[k].quote == 0; k++ {
-		sp |= blocks[k].special
-		esc |= blocks[k].escaped
+	esc := bl.escaped & from
+	for k++; k < len(blocks); k++ {
+		if bl = &blocks[k]; bl.quote != 0 {
+			body := bl.quote&-bl.quote - 1
+			if bl.special&body != 0 {
+				break
+			}
+			return k<<6 + bits.TrailingZeros64(bl.quote), true, esc|bl.escaped&body != 0
+		}
+		if bl.special != 0 {
+			break
+		}
+		esc |= bl.escaped
 	}
-	if k == len(blocks) {
-		return stringEnd(s.b, i)
-	}
-	m = blocks[k].quote
-	body := m&-m - 1
-	sp |= blocks[k].special & body
-	esc |= blocks[k].escaped & body
-	if sp != 0 {
-		return stringEnd(s.b, i)
-	}
-	return k<<6 + bits.TrailingZeros64(m), true, esc != 0
+	return stringEnd(s.b, i)
 }

@@ -15,6 +15,21 @@ func stageMasks(b []byte, out []stageBlock, brackets bool) {
 	stageMasksSSE2(b, out, brackets)
 }
 
+// stageLoose stages b for a loose read, as looseMasks says, into out
+// and returns how many blocks with brackets it listed in found: in one
+// pass of AVX2 (and a carry-less multiply for the prefix XOR) where the
+// processor has them, else by stageMasks and looseMasks.
+func stageLoose(b []byte, out []stageBlock, found []int32, first int, st *looseState) int {
+	if cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ {
+		return stageLooseAVX2(b, out, found, first, st)
+	}
+	stageMasksSSE2(b, out, true)
+	return looseMasks(out, found, first, st)
+}
+
+//go:noescape
+func stageLooseAVX2(b []byte, out []stageBlock, found []int32, first int, st *looseState) int
+
 //go:noescape
 func stageMasksSSE2(b []byte, out []stageBlock, brackets bool)
 

@@ -134,31 +134,124 @@ done:
 	SHLQ $32, R8 \
 	ORQ R8, r
 
+// AVXBYTES loads Y1, Y2 and Y3 with quotes, backslashes and 0x1f, and
+// Y8, Y9 and Y10 with 0x20, '{' and '}'.
+#define AVXBYTES \
+	VPBROADCASTB ·stringbytes+0(SB), Y1 \
+	VPBROADCASTB ·stringbytes+16(SB), Y2 \
+	VPBROADCASTB ·stringbytes+32(SB), Y3 \
+	VPBROADCASTB bracketbytes<>+0(SB), Y8 \
+	VPBROADCASTB bracketbytes<>+16(SB), Y9 \
+	VPBROADCASTB bracketbytes<>+32(SB), Y10
+
+// AVXBLOCK loads the 64 bytes at SI into Y0 and Y7 and puts their
+// quotes, backslashes and control characters in AX, BX and DX.
+#define AVXBLOCK \
+	VMOVDQU 0(SI), Y0 \
+	VMOVDQU 32(SI), Y7 \
+	HALF(Y0, AX, BX, DX) \
+	HALF(Y7, R8, R9, R10) \
+	MERGE(32)
+
+// AVXBRACKETS puts the opening and closing brackets of Y0 and Y7 in R11
+// and R12.
+#define AVXBRACKETS \
+	VPOR Y8, Y0, Y4 \
+	VPOR Y8, Y7, Y5 \
+	BHALF(Y9, R11) \
+	BHALF(Y10, R12)
+
 // func stageMasksAVX2(b []byte, out []stageBlock, brackets bool)
 TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-49
 	PROLOGUE
 	JZ avxdone
-	VPBROADCASTB ·stringbytes+0(SB), Y1
-	VPBROADCASTB ·stringbytes+16(SB), Y2
-	VPBROADCASTB ·stringbytes+32(SB), Y3
-	VPBROADCASTB bracketbytes<>+0(SB), Y8
-	VPBROADCASTB bracketbytes<>+16(SB), Y9
-	VPBROADCASTB bracketbytes<>+32(SB), Y10
+	AVXBYTES
 avxloop:
-	VMOVDQU 0(SI), Y0
-	VMOVDQU 32(SI), Y7
-	HALF(Y0, AX, BX, DX)
-	HALF(Y7, R8, R9, R10)
-	MERGE(32)
+	AVXBLOCK
 	TESTQ R13, R13
 	JZ avxstore
-	VPOR Y8, Y0, Y4
-	VPOR Y8, Y7, Y5
-	BHALF(Y9, R11)
-	BHALF(Y10, R12)
+	AVXBRACKETS
 avxstore:
 	STORE
 	JNZ avxloop
 	VZEROUPPER
 avxdone:
+	RET
+
+// func stageLooseAVX2(b []byte, out []stageBlock, found []int32, first int, st *looseState) int
+//
+// Per block: the raw masks as stageMasksAVX2 finds them (quotes AX,
+// backslashes BX, control characters DX), then, as looseMasks does, the
+// escaped bytes (BX, with the carry in R14) and the prefix XOR of the
+// quotes (a carry-less multiply by all ones, X11) with the state of the
+// blocks before (X13: all ones in a string), and the brackets (R11 and
+// R12) outside strings. R15 is the block's index in the line, R13 where
+// the next index goes in found: each is written, and R13 moves on only
+// when the block holds a bracket.
+TEXT ·stageLooseAVX2(SB), NOSPLIT, $0-96
+	MOVQ b_base+0(FP), SI
+	MOVQ out_base+24(FP), DI
+	MOVQ out_len+32(FP), CX
+	MOVQ found_base+48(FP), R13
+	TESTQ CX, CX
+	JZ loosedone
+	AVXBYTES
+	VPCMPEQB Y11, Y11, Y11
+	MOVQ st+80(FP), R8
+	MOVQ 0(R8), R14
+	VMOVQ 8(R8), X13
+	MOVQ first+72(FP), R15
+looseloop:
+	AVXBLOCK
+	// The escaped bytes, as escapes finds them, when there is a backslash
+	// or a carry.
+	MOVQ BX, R9
+	ORQ R14, R9
+	JZ looseplain
+	MOVQ R14, R10
+	NOTQ R10
+	ANDQ BX, R10 // potential
+	MOVQ R10, R8
+	SHLQ $1, R8
+	MOVQ $0xaaaaaaaaaaaaaaaa, R11
+	ORQ R11, R8
+	SUBQ R10, R8
+	XORQ R11, R8 // code
+	XORQ R8, R9 // escaped
+	ANDQ BX, R8
+	SHRQ $63, R8
+	MOVQ R8, R14 // carry
+	MOVQ R9, BX
+	ORQ R9, DX
+	NOTQ R9
+	ANDQ R9, AX
+looseplain:
+	AVXBRACKETS
+	VMOVQ AX, X12
+	VPCLMULQDQ $0, X11, X12, X12
+	VPXOR X13, X12, X12
+	VMOVQ X12, R8 // in strings
+	MOVQ R8, R9
+	SARQ $63, R9
+	VMOVQ R9, X13
+	ORQ BX, R8
+	NOTQ R8 // outside strings, not escaped
+	ANDQ R8, R11
+	ANDQ R8, R12
+	MOVL R15, 0(R13)
+	LEAQ 4(R13), R9
+	MOVQ R11, R10
+	ORQ R12, R10
+	CMOVQNE R9, R13 // on past the index when the block holds a bracket
+	INCQ R15
+	STORE
+	JNZ looseloop
+	MOVQ st+80(FP), R8
+	MOVQ R14, 0(R8)
+	VMOVQ X13, 8(R8)
+	VZEROUPPER
+loosedone:
+	SUBQ found_base+48(FP), R13
+	SHRQ $2, R13
+	MOVQ R13, ret+88(FP)
 	RET

@@ -7,3 +7,10 @@ package run
 // its open and close masks to its brackets when brackets is set (else to
 // 0); len(b) is 64*len(out).
 func stageMasks(b []byte, out []stageBlock, brackets bool) { stageMasksWords(b, out, brackets) }
+
+// stageLoose stages b for a loose read, as looseMasks says, into out
+// and returns how many blocks with brackets it listed in found.
+func stageLoose(b []byte, out []stageBlock, found []int32, first int, st *looseState) int {
+	stageMasksWords(b, out, true)
+	return looseMasks(out, found, first, st)
+}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -17,6 +18,20 @@ func FuzzStage(f *testing.F) {
 		f.Add([]byte(r))
 	}
 	f.Add([]byte(`"` + string(make([]byte, 63)) + `\\\"` + "\x1f\\u00e9\\q\"" + `\`))
+	// Lengths around 32 and 64 bytes, with runs of one to four
+	// backslashes in a string ending just before, at and after a block's
+	// end, and a bracket after them.
+	for _, n := range []int{31, 32, 33, 63, 64, 65, 127, 128, 129} {
+		for run := 1; run <= 4; run++ {
+			for _, at := range []int{62, 63, 64, 65} {
+				b := []byte(`{"k":["` + strings.Repeat("a", max(0, at-run-7)) + strings.Repeat(`\`, run) + `"]}`)
+				if len(b) < n {
+					b = append(b, strings.Repeat(" ", n-len(b))...)
+				}
+				f.Add(b[:n])
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, loose := range []bool{false, true} {
 			s := skimmer{b: line, staged: true}
