@@ -112,11 +112,15 @@ func runApply(s *Streams, o applyOptions) error {
 	st.run.CaseIDs() // builds the run's test_id index before the workers share it
 	list := make([]judged, 0, len(in.answers))
 	latest := make([]int32, st.run.Len()) // by case position: 1 + the index of the case's latest answer, 0 for none
+	check := record.NewChecker(cat)
 	inOrder(len(in.answers), func(lo, hi int, b *binding) error {
 		b.lo, b.found = lo, b.found[:0]
+		if b.find == nil {
+			b.find = record.NewFinder(st.run)
+		}
 		for i := lo; i < hi; i++ {
-			cs, ps := record.Find(st.run, in.answers[i].Case)
-			b.found = append(b.found, found{cs, append(ps, record.Check(cat, cs, in.answers[i].Case)...)})
+			cs, ps := b.find.Find(in.answers[i].Case)
+			b.found = append(b.found, found{cs, append(ps, check.Check(cs, in.answers[i].Case)...)})
 		}
 		return nil
 	}, func(b *binding) error {
@@ -154,6 +158,7 @@ func runApply(s *Streams, o applyOptions) error {
 type binding struct {
 	lo    int
 	found []found
+	find  *record.Finder // a binding is bound by one worker at a time
 }
 
 type found struct {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -258,10 +259,29 @@ type Problem struct {
 // Find resolves the case an answer names (test_id, and suite, target,
 // variant when given), as feedback entries are matched.
 func Find(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
+	return NewFinder(r).Find(a)
+}
+
+// Finder is Find for many answers against one run: it keeps one
+// caseid.Matcher, so finding a case allocates nothing unless the answer
+// has a problem. A Finder is for one goroutine at a time.
+type Finder struct {
+	r *run.Run
+	m *caseid.Matcher
+}
+
+// NewFinder returns a Finder of the cases of r.
+func NewFinder(r *run.Run) *Finder {
+	return &Finder{r: r, m: caseid.NewMatcher(r.CaseIDs())}
+}
+
+// Find is Find(r, a).
+func (f *Finder) Find(a feedback.Case) (*run.Case, []Problem) {
+	r := f.r
 	if a.TestID == "" {
 		return nil, []Problem{{Field: "test_id", Msg: "missing", Hint: "each answer needs test_id and verdict"}}
 	}
-	i, candidates := caseid.Match(r.CaseIDs(), a.ID())
+	i, candidates := f.m.Match(a.ID())
 	if i >= 0 {
 		return r.At(i), nil
 	}
@@ -281,28 +301,41 @@ func Find(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
 // as the guided review constrains them; cs may be nil (then overrides are
 // not checked).
 func Check(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []Problem {
+	return NewChecker(cat).Check(cs, a)
+}
+
+// Checker is Check for many answers against one catalog, whose choices
+// it lists once. It is safe for concurrent use.
+type Checker struct {
+	verdicts, signals, defects []string
+}
+
+// NewChecker returns a Checker of answers against cat.
+func NewChecker(cat *prompts.Catalog) *Checker {
+	return &Checker{verdicts: prompts.IDs(cat.Verdicts), signals: prompts.IDs(cat.Signals), defects: prompts.IDs(cat.TestDefects)}
+}
+
+// Check is Check(cat, cs, a).
+func (c *Checker) Check(cs *run.Case, a feedback.Case) []Problem {
 	var ps []Problem
-	verdicts := prompts.IDs(cat.Verdicts)
 	switch {
 	case a.Verdict == "":
-		ps = append(ps, Problem{Field: "verdict", Flag: "--verdict", Msg: "missing", Hint: "verdicts: " + strings.Join(verdicts, ", ")})
-	case !slices.Contains(verdicts, a.Verdict):
-		ps = append(ps, Problem{Field: "verdict", Flag: "--verdict", Msg: fmt.Sprintf("unknown verdict %q", a.Verdict), Hint: "verdicts: " + strings.Join(verdicts, ", ")})
+		ps = append(ps, Problem{Field: "verdict", Flag: "--verdict", Msg: "missing", Hint: "verdicts: " + strings.Join(c.verdicts, ", ")})
+	case !slices.Contains(c.verdicts, a.Verdict):
+		ps = append(ps, Problem{Field: "verdict", Flag: "--verdict", Msg: fmt.Sprintf("unknown verdict %q", a.Verdict), Hint: "verdicts: " + strings.Join(c.verdicts, ", ")})
 	}
-	signals := prompts.IDs(cat.Signals)
 	for i, sig := range a.Signals {
-		field := fmt.Sprintf("signals.%d", i)
 		switch {
-		case !slices.Contains(signals, sig):
-			ps = append(ps, Problem{Field: field, Flag: "--signal", Msg: fmt.Sprintf("unknown signal %q", sig), Hint: "signals: " + strings.Join(signals, ", ")})
+		case !slices.Contains(c.signals, sig):
+			ps = append(ps, Problem{Field: signalField(i), Flag: "--signal", Msg: fmt.Sprintf("unknown signal %q", sig), Hint: "signals: " + strings.Join(c.signals, ", ")})
 		case slices.Index(a.Signals, sig) < i:
-			ps = append(ps, Problem{Field: field, Flag: "--signal", Msg: fmt.Sprintf("signal %q given twice", sig), Hint: "give each signal once"})
+			ps = append(ps, Problem{Field: signalField(i), Flag: "--signal", Msg: fmt.Sprintf("signal %q given twice", sig), Hint: "give each signal once"})
 		}
 	}
-	if defects := prompts.IDs(cat.TestDefects); a.TestDefect != "" && !slices.Contains(defects, a.TestDefect) {
-		ps = append(ps, Problem{Field: "test_defect", Flag: "--test-defect", Msg: fmt.Sprintf("unknown test defect %q", a.TestDefect), Hint: "test defects: " + strings.Join(defects, ", ")})
+	if a.TestDefect != "" && !slices.Contains(c.defects, a.TestDefect) {
+		ps = append(ps, Problem{Field: "test_defect", Flag: "--test-defect", Msg: fmt.Sprintf("unknown test defect %q", a.TestDefect), Hint: "test defects: " + strings.Join(c.defects, ", ")})
 	}
-	if cs == nil {
+	if cs == nil || len(a.EvaluatorOverrides) == 0 {
 		return ps
 	}
 	keys := GraderKeys(cs)
@@ -319,6 +352,9 @@ func Check(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []Problem {
 	}
 	return ps
 }
+
+// signalField is the field of the answer's signal i.
+func signalField(i int) string { return "signals." + strconv.Itoa(i) }
 
 // GraderKeys are the distinct "type:name" keys of a case's graders, the
 // keys evaluator_overrides takes.
