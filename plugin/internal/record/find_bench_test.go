@@ -1,0 +1,91 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"agentv-review/bench/gen/genrun"
+	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/run"
+	"agentv-review/prompts"
+)
+
+// benchAnswers opens the run at $AGENTV_REVIEW_BASES_RUN (else a generated
+// 20k-row one) and returns apply's bench answers for it: one per case,
+// naming suite, test_id and target, with a verdict.
+func benchAnswers(b *testing.B) (*run.Run, *prompts.Catalog, []feedback.Case) {
+	b.Helper()
+	dir := os.Getenv("AGENTV_REVIEW_BASES_RUN")
+	if dir == "" {
+		dir = filepath.Join(b.TempDir(), "2026-07-06T11-31-36-988Z")
+		if _, err := genrun.Write442(dir, genrun.Options{Rows: 20_000, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r, err := run.Open(dir, run.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat, err := prompts.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := make([]feedback.Case, len(r.Cases))
+	for i, c := range r.Cases {
+		as[i] = feedback.Case{TestID: c.TestID, Suite: c.Suite, Target: c.Target, Verdict: feedback.Incorrect}
+	}
+	r.CaseIDs()
+	return r, cat, as
+}
+
+// BenchmarkFind binds apply's answers to their cases: per call (ref, Find
+// before Finder) and with one Finder.
+func BenchmarkFind(b *testing.B) {
+	r, _, as := benchAnswers(b)
+	for name, find := range map[string]func() func(feedback.Case) (*run.Case, []Problem){
+		"ref": func() func(feedback.Case) (*run.Case, []Problem) {
+			return func(a feedback.Case) (*run.Case, []Problem) { return refFind(r, a) }
+		},
+		"finder": func() func(feedback.Case) (*run.Case, []Problem) { return NewFinder(r).Find },
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f := find()
+				for _, a := range as {
+					if c, ps := f(a); c == nil || ps != nil {
+						b.Fatal(ps)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(as)), "ns/answer")
+		})
+	}
+}
+
+// BenchmarkCheck checks apply's answers: per call (ref, Check before
+// Checker) and with one Checker.
+func BenchmarkCheck(b *testing.B) {
+	r, cat, as := benchAnswers(b)
+	cases := r.Cases
+	for name, check := range map[string]func() func(*run.Case, feedback.Case) []Problem{
+		"ref": func() func(*run.Case, feedback.Case) []Problem {
+			return func(c *run.Case, a feedback.Case) []Problem { return refCheck(cat, c, a) }
+		},
+		"checker": func() func(*run.Case, feedback.Case) []Problem { return NewChecker(cat).Check },
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f := check()
+				for i, a := range as {
+					if ps := f(cases[i], a); ps != nil {
+						b.Fatal(ps)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(as)), "ns/answer")
+		})
+	}
+}
