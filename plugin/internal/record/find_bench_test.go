@@ -39,22 +39,20 @@ func benchAnswers(b *testing.B) (*run.Run, *prompts.Catalog, []feedback.Case) {
 	return r, cat, as
 }
 
-// BenchmarkFind binds apply's answers to their cases: per call (ref, Find
-// before Finder) and with one Finder.
+// BenchmarkFind binds apply's answers to their cases: with a Finder per
+// answer (ref: what Find was, and is) and with one Finder.
 func BenchmarkFind(b *testing.B) {
 	r, _, as := benchAnswers(b)
-	for name, find := range map[string]func() func(feedback.Case) (*run.Case, []Problem){
-		"ref": func() func(feedback.Case) (*run.Case, []Problem) {
-			return func(a feedback.Case) (*run.Case, []Problem) { return refFind(r, a) }
-		},
-		"finder": func() func(feedback.Case) (*run.Case, []Problem) { return NewFinder(r).Find },
-	} {
+	for _, name := range []string{"ref", "finder"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				f := find()
+				f := NewFinder(r)
 				for _, a := range as {
-					if c, ps := f(a); c == nil || ps != nil {
+					if name == "ref" {
+						f = NewFinder(r)
+					}
+					if c, ps := f.Find(a); c == nil || ps != nil {
 						b.Fatal(ps)
 					}
 				}

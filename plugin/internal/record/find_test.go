@@ -2,7 +2,6 @@ package record
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -11,35 +10,15 @@ import (
 	"testing"
 
 	"agentv-review/bench/gen/genrun"
-	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/prompts"
 )
 
-// refFind is Find as it was before Finder: the reference the differential
-// test holds Finder to.
-func refFind(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
-	if a.TestID == "" {
-		return nil, []Problem{{Field: "test_id", Msg: "missing", Hint: "each answer needs test_id and verdict"}}
-	}
-	i, candidates := caseid.Match(r.CaseIDs(), a.ID())
-	if i >= 0 {
-		return r.At(i), nil
-	}
-	if len(candidates) == 0 {
-		return nil, []Problem{{Field: "test_id", Msg: fmt.Sprintf("no case %q in run %s", caseid.Full(a.ID()), r.ID),
-			Hint: "list the run's cases with 'agentv review list " + r.Dir + "'"}}
-	}
-	refs := make([]string, len(candidates))
-	for k, j := range candidates {
-		refs[k] = r.Ref(r.At(j))
-	}
-	return nil, []Problem{{Field: "test_id", Msg: fmt.Sprintf("%q could be %d cases (%s)", caseid.Full(a.ID()), len(candidates), strings.Join(refs, ", ")),
-		Hint: "add suite, target or variant to name one"}}
-}
-
-// refCheck is Check as it was before Checker.
+// refCheck is Check as it was before Checker (catalog choices listed at
+// every call, overrides checked, grader keys made, even when there are none): the reference the differential test
+// holds Checker to. Find's reference is a new Finder per answer, which is
+// what Find was (caseid.Match makes a Matcher per call).
 func refCheck(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []Problem {
 	var ps []Problem
 	verdicts := prompts.IDs(cat.Verdicts)
@@ -65,19 +44,7 @@ func refCheck(cat *prompts.Catalog, cs *run.Case, a feedback.Case) []Problem {
 	if cs == nil {
 		return ps
 	}
-	keys := GraderKeys(cs)
-	for _, k := range slices.Sorted(maps.Keys(a.EvaluatorOverrides)) {
-		if slices.Contains(keys, k) {
-			continue
-		}
-		hint := "this case has no graders"
-		if len(keys) > 0 {
-			hint = "its graders: " + strings.Join(keys, ", ")
-		}
-		ps = append(ps, Problem{Field: "evaluator_overrides." + k, Flag: "--override",
-			Msg: fmt.Sprintf("no grader %q in case %s", k, cs.TestID), Hint: hint})
-	}
-	return ps
+	return append(ps, checkOverrides(cs, a.EvaluatorOverrides)...)
 }
 
 // answers are n answers about the cases of r, most of them wrong in some
@@ -130,8 +97,8 @@ func answers(r *run.Run, cat *prompts.Catalog, n int, seed uint64) []feedback.Ca
 }
 
 // TestFinderCheckerMatchReference: one Finder and one Checker, used for
-// thousands of answers, decide and word every problem exactly as the
-// per-call Find and Check did, on a generated run (many targets per test),
+// thousands of answers, decide and word every problem exactly as a Finder
+// per answer and the per-call Check of before did, on a generated run (many targets per test),
 // a run with targets and variants, and a run of hostile ids.
 func TestFinderCheckerMatchReference(t *testing.T) {
 	cat, err := prompts.Load()
@@ -157,7 +124,7 @@ func TestFinderCheckerMatchReference(t *testing.T) {
 			find, check := NewFinder(r), NewChecker(cat)
 			var found, ambiguous, unknown, overrides int
 			for i, a := range answers(r, cat, 5000, uint64(len(name))) {
-				wantCase, wantPs := refFind(r, a)
+				wantCase, wantPs := NewFinder(r).Find(a)
 				gotCase, gotPs := find.Find(a)
 				wantPs = append(wantPs, refCheck(cat, wantCase, a)...)
 				gotPs = append(gotPs, check.Check(gotCase, a)...)

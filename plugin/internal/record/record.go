@@ -338,8 +338,14 @@ func (c *Checker) Check(cs *run.Case, a feedback.Case) []Problem {
 	if cs == nil || len(a.EvaluatorOverrides) == 0 {
 		return ps
 	}
+	return append(ps, checkOverrides(cs, a.EvaluatorOverrides)...)
+}
+
+// checkOverrides checks that each grader override names a grader of cs.
+func checkOverrides(cs *run.Case, overrides map[string]string) []Problem {
+	var ps []Problem
 	keys := GraderKeys(cs)
-	for _, k := range slices.Sorted(maps.Keys(a.EvaluatorOverrides)) {
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		if slices.Contains(keys, k) {
 			continue
 		}
