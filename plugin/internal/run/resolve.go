@@ -262,7 +262,11 @@ func (r *Run) readSummary() (summaryWire, bool) {
 }
 
 // rel names p relative to the run dir when inside it, else returns p.
+// A clean p beneath the dir is its rest, as filepath.Rel would find.
 func (r *Run) rel(p string) string {
+	if n := len(r.Dir); filepath.Separator == '/' && n > 0 && len(p) > n+1 && p[n] == '/' && strings.HasPrefix(p, r.Dir) && isClean(p) {
+		return p[n+1:]
+	}
 	if rel, err := filepath.Rel(r.Dir, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}

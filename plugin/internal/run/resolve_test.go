@@ -246,9 +246,9 @@ func FuzzLocate(f *testing.F) {
 	})
 }
 
-// FuzzClean: cleanSlash, cleanFile and joinFile give exactly what
-// path.Clean, filepath.Clean and filepath.Join give, and isClean(p) only
-// when Clean(p) is p.
+// FuzzClean: cleanSlash, cleanFile, joinFile and Run.rel give exactly
+// what path.Clean, filepath.Clean, filepath.Join and filepath.Rel give,
+// and isClean(p) only when Clean(p) is p.
 func FuzzClean(f *testing.F) {
 	for _, s := range []string{"", "/", ".", "..", "./", "../a", "a/..", "/..", "//a", "a//b", "a/./b", "a/../b", "a/", "a/.", "/a/b", "results/suite/test-1/gpt-5-mini/response.md", "...", ".a/b.", "a/.../b"} {
 		f.Add(s, "/work/run")
@@ -267,6 +267,15 @@ func FuzzClean(f *testing.F) {
 		}
 		if got, want := joinFile(dir, p), filepath.Join(dir, p); got != want {
 			t.Fatalf("joinFile(%q, %q) = %q, filepath.Join %q", dir, p, got, want)
+		}
+		for _, p := range []string{p, dir + "/" + p} {
+			want := p // what Run.rel gave before its fast path
+			if rel, err := filepath.Rel(dir, p); err == nil && filepath.IsLocal(rel) {
+				want = filepath.ToSlash(rel)
+			}
+			if got := (&Run{Dir: dir}).rel(p); got != want {
+				t.Fatalf("rel(%q) in %q = %q, filepath.Rel %q", p, dir, got, want)
+			}
 		}
 	})
 }
