@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -261,7 +262,11 @@ func (r *Run) readSummary() (summaryWire, bool) {
 }
 
 // rel names p relative to the run dir when inside it, else returns p.
+// A clean p beneath the dir is its rest, as filepath.Rel would find.
 func (r *Run) rel(p string) string {
+	if n := len(r.Dir); filepath.Separator == '/' && n > 0 && len(p) > n+1 && p[n] == '/' && strings.HasPrefix(p, r.Dir) && isClean(p) {
+		return p[n+1:]
+	}
 	if rel, err := filepath.Rel(r.Dir, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}
@@ -302,8 +307,8 @@ func (r *Run) locate(p string) (abs, rel string, ok bool) {
 	if p = filepath.FromSlash(p); filepath.IsLocal(p) {
 		// What filepath.Rel would find of it joined to the dir (the
 		// rows of a run name their sidecars so).
-		rel = filepath.Clean(p)
-		return filepath.Join(r.Dir, rel), rel, true
+		rel = cleanFile(p)
+		return joinFile(r.Dir, rel), rel, true
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.Dir, p)
@@ -311,6 +316,55 @@ func (r *Run) locate(p string) (abs, rel string, ok bool) {
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(r.Dir, p)
 	return p, rel, err == nil && (filepath.IsLocal(rel) || rel == ".")
+}
+
+// isClean is whether path.Clean(p) is p, by a fast scan: it is when p
+// is "/", "." or names elements none of which is empty, "." or ".." (a
+// clean p that starts with ".." is not seen so; Clean is asked of it).
+func isClean(p string) bool {
+	if p == "/" || p == "." {
+		return true
+	}
+	for e := strings.TrimPrefix(p, "/"); ; {
+		i := strings.IndexByte(e, '/')
+		el := e
+		if i >= 0 {
+			el = e[:i]
+		}
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+		e = e[i+1:]
+	}
+}
+
+// cleanSlash is path.Clean(p), p itself when it is clean already (the
+// rows of a run name their files so, which isClean sees faster).
+func cleanSlash(p string) string {
+	if isClean(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// cleanFile is filepath.Clean(p), as cleanSlash is path.Clean's.
+func cleanFile(p string) string {
+	if filepath.Separator == '/' && isClean(p) {
+		return p
+	}
+	return filepath.Clean(p)
+}
+
+// joinFile is filepath.Join(dir, rel), which cleans the joined path, for
+// two non-empty parts by cleanFile.
+func joinFile(dir, rel string) string {
+	if filepath.Separator != '/' || dir == "" || rel == "" {
+		return filepath.Join(dir, rel)
+	}
+	return cleanFile(dir + "/" + rel)
 }
 
 func exists(p string) bool {

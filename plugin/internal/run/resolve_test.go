@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,6 +242,40 @@ func FuzzLocate(f *testing.F) {
 		wantAbs, wantRel, wantOK := locateByRel(dir, p)
 		if ok != wantOK || abs != wantAbs || rel != wantRel {
 			t.Fatalf("locate(%q) in %q = %q, %q, %v; by Rel %q, %q, %v", p, dir, abs, rel, ok, wantAbs, wantRel, wantOK)
+		}
+	})
+}
+
+// FuzzClean: cleanSlash, cleanFile, joinFile and Run.rel give exactly
+// what path.Clean, filepath.Clean, filepath.Join and filepath.Rel give,
+// and isClean(p) only when Clean(p) is p.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", "/", ".", "..", "./", "../a", "a/..", "/..", "//a", "a//b", "a/./b", "a/../b", "a/", "a/.", "/a/b", "results/suite/test-1/gpt-5-mini/response.md", "...", ".a/b.", "a/.../b"} {
+		f.Add(s, "/work/run")
+		f.Add(s, "/")
+		f.Add(s, ".")
+	}
+	f.Fuzz(func(t *testing.T, p, dir string) {
+		if isClean(p) && path.Clean(p) != p {
+			t.Fatalf("isClean(%q), but path.Clean gives %q", p, path.Clean(p))
+		}
+		if got, want := cleanSlash(p), path.Clean(p); got != want {
+			t.Fatalf("cleanSlash(%q) = %q, path.Clean %q", p, got, want)
+		}
+		if got, want := cleanFile(p), filepath.Clean(p); got != want {
+			t.Fatalf("cleanFile(%q) = %q, filepath.Clean %q", p, got, want)
+		}
+		if got, want := joinFile(dir, p), filepath.Join(dir, p); got != want {
+			t.Fatalf("joinFile(%q, %q) = %q, filepath.Join %q", dir, p, got, want)
+		}
+		for _, p := range []string{p, dir + "/" + p} {
+			want := p // what Run.rel gave before its fast path
+			if rel, err := filepath.Rel(dir, p); err == nil && filepath.IsLocal(rel) {
+				want = filepath.ToSlash(rel)
+			}
+			if got := (&Run{Dir: dir}).rel(p); got != want {
+				t.Fatalf("rel(%q) in %q = %q, filepath.Rel %q", p, dir, got, want)
+			}
 		}
 	})
 }

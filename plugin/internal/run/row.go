@@ -450,10 +450,10 @@ func joinWarn(a, b string) string {
 // the row names none.
 func artifactDir(w *rowWire) string {
 	if d := w.resultDir(); d != "" {
-		return path.Clean(d)
+		return cleanSlash(d)
 	}
 	if g := w.gradingPath(); g != "" {
-		return path.Dir(path.Clean(g))
+		return path.Dir(cleanSlash(g))
 	}
 	return ""
 }
