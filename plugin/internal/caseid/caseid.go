@@ -257,7 +257,10 @@ func Resolve(cs Cases, s string) (int, error) {
 var shortParts = [...]Parts{0, PartTarget, PartSuite, PartVariant, PartSuite | PartTarget, PartTarget | PartVariant, PartSuite | PartVariant, PartSuite | PartTarget | PartVariant}
 
 // Short is the shortest reference that Resolve resolves to case i.
-func Short(cs Cases, i int) string {
+func Short(cs Cases, i int) string { return ShortestOf(cs, i).Ref(cs.ID(i), i) }
+
+// ShortestOf is which parts the shortest reference to case i names.
+func ShortestOf(cs Cases, i int) Shortest {
 	// taken bit k: another case has the parts shortParts[k] names. One
 	// pass over the test id's cases, collecting none of them. id and
 	// taken are one struct so the loop body (a closure under
@@ -272,7 +275,7 @@ func Short(cs Cases, i int) string {
 			s.taken |= clashes(s.id, cs.ID(j))
 		}
 	}
-	return shortestOf(s.taken).Ref(s.id, i)
+	return shortestOf(s.taken)
 }
 
 // clashes has bit k set when o has the parts of id that shortParts[k]
@@ -303,6 +306,10 @@ func shortestOf(taken uint8) Shortest {
 	}
 	return byPosition
 }
+
+// Named reports whether s names a case by its identity, not by its
+// position: whether some of its parts single it out.
+func (s Shortest) Named() bool { return s != byPosition }
 
 // Ref is the reference s names for id, the identity of case i.
 func (s Shortest) Ref(id ID, i int) string {

@@ -184,6 +184,9 @@ func FuzzShortests(f *testing.F) {
 			if got, want := s.Ref(ids[i], i), Short(ids, i); got != want {
 				t.Fatalf("case %d of %v: Shortests names it %q, Short %q", i, ids, got, want)
 			}
+			if got, want := ShortestOf(ids, i).Named(), Short(ids, i) != Position(i); got != want {
+				t.Fatalf("case %d of %v: ShortestOf(...).Named() = %v, Short %q", i, ids, got, Short(ids, i))
+			}
 		}
 	})
 }

@@ -21,7 +21,7 @@ func (c *Case) ID() caseid.ID {
 func setID(e *Case, cs caseid.Cases, i int) {
 	id := cs.ID(i)
 	e.Suite, e.TestID, e.Target, e.Variant, e.EvalPath = id.Suite, id.TestID, id.Target, id.Variant, ""
-	if caseid.Short(cs, i) == caseid.Position(i) {
+	if !caseid.ShortestOf(cs, i).Named() {
 		e.EvalPath = id.EvalPath
 	}
 }
