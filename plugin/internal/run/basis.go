@@ -181,12 +181,10 @@ type rowScores struct {
 }
 
 // decoded is decodeScores of raw, the row's "scores" member that
-// skimmer.members split, with sk.
+// skimmer.members split, with sk (an empty list may be the reused room,
+// where decodeScores has nil: its callers read the two alike).
 func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
-	switch {
-	case rs.ok && len(rs.list) == 0:
-		return nil // as decodeScores has it, not the reused room
-	case rs.ok:
+	if rs.ok {
 		return rs.list
 	}
 	return decodeScores(raw, sk)
@@ -231,11 +229,12 @@ func (c *recent) get(rel string, read func(room *[]byte) Text) Text {
 }
 
 // into is a reader that reads beneath dir into *room, and keeps the
-// buffer there for the next read when it is at most maxRoom.
+// buffer there for the next read when it is at most maxRoom (a failed
+// read, which returns none, leaves the room as it was).
 func into(dir *safefile.Dir, room *[]byte) reader {
 	return func(name string, limit int64) ([]byte, int64, error) {
 		b, size, err := dir.ReadInto(*room, name, limit)
-		if cap(b) <= maxRoom {
+		if err == nil && cap(b) <= maxRoom {
 			*room = b[:0]
 		}
 		return b, size, err

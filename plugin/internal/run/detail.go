@@ -686,8 +686,9 @@ func (r *Run) readFileWith(read reader, d *Detail, field, rel string, limit int6
 	}
 	p, in, ok := r.locate(rel)
 	b, size, cut, prob := r.readLocated(read, Sidecar{Field: field, Path: rel}, in, ok, limit)
-	// b is a buffer of the read's own that nothing else holds, so the
-	// Content is its bytes, not a copy of them.
+	// b is the read's own buffer (for Bases, the room of a recent slot,
+	// reused by a later read: see into), so the Content is its bytes, not
+	// a copy of them.
 	t := Text{Present: true, Path: p, Content: unsafe.String(unsafe.SliceData(b), len(b)), Truncated: cut, Size: size, dir: r.Dir}
 	switch {
 	case prob == nil:

@@ -101,6 +101,9 @@ func TestReadLikeOpenIn(t *testing.T) {
 				if kind(err) != kind(werr) || !bytes.Equal(got, want) || size != wantSize {
 					t.Errorf("ReadInto(%q, %q, %d) = %q, %d, %v; OpenIn: %q, %d, %v", buf, name, limit, got, size, err, want, wantSize, werr)
 				}
+				if len(got) > 0 && cap(buf) >= len(got) && &got[0] != &buf[:1][0] {
+					t.Errorf("ReadInto(%q, %d) read %d bytes into a new buffer, not the one with room for them", name, limit, len(got))
+				}
 			}
 		}
 	}
