@@ -67,9 +67,9 @@ func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 	}
 	for k := 0; k < whole; k += stageRun {
 		end := min(k+stageRun, whole)
-		stageMasks(line[k*64:end*64], blocks[k:end], false)
+		stageMasks(line[k*64:end*64], blocks[k:end])
 	}
-	stageMasks(pad[:], blocks[whole:], false)
+	stageMasks(pad[:], blocks[whole:])
 	// The raw masks hold quotes, control characters and backslashes. A
 	// backslash escapes the byte after it unless it is itself escaped:
 	// the escaped bytes follow the odd-length runs of backslashes, found

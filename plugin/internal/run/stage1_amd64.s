@@ -40,8 +40,9 @@
 
 // X1, X2 and X3 (Y1, Y2 and Y3) hold quotes, backslashes and 0x1f, from
 // stringrun_amd64.s's ·stringbytes; X7, X8 and X9 (Y8, Y9 and Y10) 0x20,
-// '{' and '}', from bracketbytes. With brackets (R13 not 0) a block's
-// opening and closing brackets go to R11 and R12, else they stay 0.
+// '{' and '}', from bracketbytes. In stageMasksSSE2, with brackets (R13
+// not 0) a block's opening and closing brackets go to R11 and R12; else,
+// and in stageMasksAVX2, they stay 0.
 
 // The bytes the brackets are found with, sixteen of each: 0x20 (ORed in,
 // it makes '[' a '{' and ']' a '}'), '{' and '}'.
@@ -75,13 +76,13 @@ GLOBL bracketbytes<>(SB), RODATA|NOPTR, $48
 	MOVQ b_base+0(FP), SI \
 	MOVQ out_base+24(FP), DI \
 	MOVQ out_len+32(FP), CX \
-	MOVBQZX brackets+48(FP), R13 \
 	XORQ R11, R11 \
 	XORQ R12, R12 \
 	TESTQ CX, CX
 
 // func stageMasksSSE2(b []byte, out []stageBlock, brackets bool)
 TEXT ·stageMasksSSE2(SB), NOSPLIT, $0-49
+	MOVBQZX brackets+48(FP), R13
 	PROLOGUE
 	JZ done
 	MOVOU ·stringbytes+0(SB), X1
@@ -161,17 +162,13 @@ done:
 	BHALF(Y9, R11) \
 	BHALF(Y10, R12)
 
-// func stageMasksAVX2(b []byte, out []stageBlock, brackets bool)
-TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-49
+// func stageMasksAVX2(b []byte, out []stageBlock)
+TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-48
 	PROLOGUE
 	JZ avxdone
 	AVXBYTES
 avxloop:
 	AVXBLOCK
-	TESTQ R13, R13
-	JZ avxstore
-	AVXBRACKETS
-avxstore:
 	STORE
 	JNZ avxloop
 	VZEROUPPER
