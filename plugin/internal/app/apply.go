@@ -343,13 +343,12 @@ func parseLines(name string, data []byte) (input, []*clierr.Error) {
 func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
 	type part struct {
 		data     []byte
-		first    int // the line of data's first line
-		at, room int // its answers go to all[at : at+room], one a line at most
+		at, room int // data starts on line at+1; its answers go to all[at : at+room], one a line at most
 		decoded  int
 		problems []*clierr.Error
 	}
 	parts := make([]part, n)
-	start, line, lines := 0, 1, 0
+	start, lines := 0, 0
 	for k := range parts {
 		end := len(data)
 		if k < n-1 {
@@ -362,8 +361,8 @@ func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
 		}
 		chunk := data[start:end]
 		breaks := bytes.Count(chunk, []byte("\n"))
-		parts[k] = part{data: chunk, first: line, at: lines}
-		line, lines, start = line+breaks, lines+breaks, end
+		parts[k] = part{data: chunk, at: lines} // every part but the last ends with a line break
+		lines, start = lines+breaks, end
 		if len(chunk) > 0 && chunk[len(chunk)-1] != '\n' {
 			lines++ // a last line without a line break
 		}
@@ -373,7 +372,7 @@ func parseLinesIn(name string, data []byte, n int) (input, []*clierr.Error) {
 	var wg sync.WaitGroup
 	for k := range parts {
 		p := &parts[k]
-		wg.Go(func() { p.decoded, p.problems = linesFrom(name, p.data, p.first, all[p.at:p.at+p.room]) })
+		wg.Go(func() { p.decoded, p.problems = linesFrom(name, p.data, p.at+1, all[p.at:p.at+p.room]) })
 	}
 	wg.Wait()
 	count := 0
@@ -416,8 +415,7 @@ func linesFrom(name string, data []byte, first int, answers []answer) (n int, pr
 		a.line = first + i
 		if err := decodeAnswer(a, name, line); err != nil {
 			problems = append(problems, err)
-			*a = answer{} // for the next line
-			continue
+			continue // the next line's decode sets all of *a
 		}
 		n++
 	}

@@ -14,7 +14,7 @@ import (
 
 // sink receives a value as the tokens encoding/json writes for it through
 // the MarshalJSON methods (known fields in declaration order, omitempty
-// honoured, then Extra sorted by key): encoder writes them as Encode's
+// honoured, then Extra sorted by key): encoder writes them as Write's
 // bytes, treeSink builds the tree gojsonschema validates (see tree), so a
 // file is validated without being decoded again. The first error sticks.
 type sink interface {
@@ -217,8 +217,8 @@ func extra(w sink, fields map[string]json.RawMessage, known map[string]bool) {
 	w.end()
 }
 
-// encoder writes tokens as Encode does: two-space indent, HTML characters
-// of values unescaped, Extra values compacted and re-indented.
+// encoder writes tokens as Write writes a file: two-space indent, HTML
+// characters of values unescaped, Extra values compacted and re-indented.
 type encoder struct {
 	b    []byte
 	open []container

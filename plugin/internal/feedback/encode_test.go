@@ -12,6 +12,26 @@ import (
 	"agentv-review/plugin/internal/jsonenc"
 )
 
+// Encode returns f as Write writes it to disk (2-space indent, trailing
+// newline, HTML characters unescaped) after checking it against the
+// schema: the bytes writeChecked writes, which are those encoding/json
+// writes for f through the MarshalJSON methods (TestEncodeIsEncodingJSON).
+func Encode(f *File) ([]byte, error) {
+	data, problems, err := encodeChecked(f)
+	if err = invalid(problems, err); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// encodeChecked is f encoded as Write writes it and Validate's problems
+// with it.
+func encodeChecked(f *File) ([]byte, []Problem, error) {
+	var b bytes.Buffer
+	problems, err, _ := writeChecked(&b, f) // a bytes.Buffer does not fail
+	return b.Bytes(), problems, err
+}
+
 // viaEncodingJSON is what Encode wrote before it had its own encoder:
 // encoding/json through the MarshalJSON methods.
 func viaEncodingJSON(f *File) ([]byte, error) {

@@ -382,6 +382,26 @@ func TestQueuedPanicNamesTheEntry(t *testing.T) {
 	}
 }
 
+// TestQueuedErrorComesFirst: an entry whose bytes are not JSON (an object
+// or not), after an earlier entry's queued value that fails, gives the
+// earlier entry's error, as validating in order would.
+func TestQueuedErrorComesFirst(t *testing.T) {
+	byPartsAlways(t)
+	ss, err := compiledSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{`{"verdict": }`, `[1`, `{"verdict": "flaky"} x`} {
+		r := newEntryResults(ss.entry, 8)
+		var tr treeReader
+		r.memo(&tr).enqueue(4, entryMember{key: "verdict", prop: r.parts.names["verdict"], v: json.Number(".5")})
+		_, err := r.checkRaw(&tr, 0, 5, []byte(raw))
+		if err == nil || !strings.Contains(err.Error(), "per_case.4") {
+			t.Errorf("checkRaw(%s) after a queued bad value = %v; want the error naming per_case.4", raw, err)
+		}
+	}
+}
+
 // TestEncodeByPartsMatchesValidate: the entries a write validates by parts,
 // from the bytes it encodes for them, have the problems Validate finds in
 // the bytes written, though most repeat a value judged before: invalid

@@ -55,33 +55,12 @@ func PathsFor(runPath, out string) Paths {
 	}
 }
 
-// Encode returns f as written to disk (2-space indent, trailing newline,
-// HTML characters unescaped) after checking it against the schema. The
-// bytes are those encoding/json writes for f through the MarshalJSON
-// methods (TestEncodeIsEncodingJSON); the entries are encoded and
-// validated on every core, each from the bytes just encoded for it, as
-// Validate reads an entry (the problems are Validate's).
-func Encode(f *File) ([]byte, error) {
-	data, problems, err := encodeChecked(f)
-	if err = invalid(problems, err); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
 // invalid is the error of a file with problems, err when encoding failed.
 func invalid(problems []Problem, err error) error {
 	if err == nil && len(problems) > 0 {
 		err = errors.New("invalid feedback: " + summarise(problems))
 	}
 	return err
-}
-
-// encodeChecked is f encoded and Validate's problems with it.
-func encodeChecked(f *File) ([]byte, []Problem, error) {
-	var b bytes.Buffer
-	problems, err, _ := writeChecked(&b, f) // a bytes.Buffer does not fail
-	return b.Bytes(), problems, err
 }
 
 // writeChecked writes f encoded to w, the entries as their blocks are

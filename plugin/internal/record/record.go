@@ -256,13 +256,7 @@ type Problem struct {
 	Hint  string
 }
 
-// Find resolves the case an answer names (test_id, and suite, target,
-// variant when given), as feedback entries are matched.
-func Find(r *run.Run, a feedback.Case) (*run.Case, []Problem) {
-	return NewFinder(r).Find(a)
-}
-
-// Finder is Find for many answers against one run: it keeps one
+// Finder finds the cases answers name in one run: it keeps one
 // caseid.Matcher, so finding a case allocates nothing unless the answer
 // has a problem. A Finder is for one goroutine at a time.
 type Finder struct {
@@ -275,7 +269,8 @@ func NewFinder(r *run.Run) *Finder {
 	return &Finder{r: r, m: caseid.NewMatcher(r.CaseIDs())}
 }
 
-// Find is Find(r, a).
+// Find resolves the case an answer names (test_id, and suite, target,
+// variant when given), as feedback entries are matched.
 func (f *Finder) Find(a feedback.Case) (*run.Case, []Problem) {
 	r := f.r
 	if a.TestID == "" {

@@ -128,16 +128,16 @@ func TestCheckAndFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := open(t, "multi-target-v1-v2", false)
-	if c, ps := Find(r, feedback.Case{TestID: "mt-v1-only", Target: "agent-v2"}); c == nil || len(ps) != 0 || c.Target != "agent-v2" {
+	if c, ps := NewFinder(r).Find(feedback.Case{TestID: "mt-v1-only", Target: "agent-v2"}); c == nil || len(ps) != 0 || c.Target != "agent-v2" {
 		t.Errorf("exact answer: %v %v", c, ps)
 	}
-	if c, ps := Find(r, feedback.Case{TestID: "mt-v1-only"}); c != nil || len(ps) != 1 || !strings.Contains(ps[0].Msg, "could be 2 cases (mt-v1-only@agent-v1, mt-v1-only@agent-v2)") {
+	if c, ps := NewFinder(r).Find(feedback.Case{TestID: "mt-v1-only"}); c != nil || len(ps) != 1 || !strings.Contains(ps[0].Msg, "could be 2 cases (mt-v1-only@agent-v1, mt-v1-only@agent-v2)") {
 		t.Errorf("ambiguous answer: %v %+v", c, ps)
 	}
-	if _, ps := Find(r, feedback.Case{}); len(ps) != 1 || ps[0].Field != "test_id" {
+	if _, ps := NewFinder(r).Find(feedback.Case{}); len(ps) != 1 || ps[0].Field != "test_id" {
 		t.Errorf("no test id: %+v", ps)
 	}
-	c, _ := Find(r, feedback.Case{TestID: "mt-v1-only", Target: "agent-v2"})
+	c, _ := NewFinder(r).Find(feedback.Case{TestID: "mt-v1-only", Target: "agent-v2"})
 	bad := feedback.Case{Verdict: "great", Signals: []string{"vibes", "false_positive", "false_positive"},
 		TestDefect: "typo", EvaluatorOverrides: map[string]string{"nope:x": "?"}}
 	fields := []string{}
