@@ -3,6 +3,7 @@ package feedback
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -129,8 +130,10 @@ func checkDecodeKnown(t *testing.T, data []byte) {
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, err) {
 		t.Fatalf("Case.UnmarshalJSON(%q) = %+v, %v; before %+v, %v", data, got, gerr, want, err)
 	}
+	// encoding/json hands UnmarshalJSON the value without the blanks
+	// around it, so an error's Offset may differ: its message may not.
 	var viaJSON Case
-	if jerr := json.Unmarshal(data, &viaJSON); json.Valid(data) && (!reflect.DeepEqual(jerr, err) || err == nil && !reflect.DeepEqual(viaJSON, want)) {
+	if jerr := json.Unmarshal(data, &viaJSON); json.Valid(data) && (fmt.Sprint(jerr) != fmt.Sprint(err) || err == nil && !reflect.DeepEqual(viaJSON, want)) {
 		t.Fatalf("json.Unmarshal(%q) = %+v, %v; UnmarshalJSON %+v, %v", data, viaJSON, jerr, want, err)
 	}
 }
