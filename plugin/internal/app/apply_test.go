@@ -150,15 +150,10 @@ var linesSeeds = []string{
 	"{\"test_id\":\"a\",\"blind_verdict\":\"acceptable\"}",
 }
 
-// TestLinesFromAsBefore: linesFrom, which leaves checking a line's JSON to
+// FuzzLinesFromAsBefore: linesFrom, which leaves checking a line's JSON to
 // the Case's UnmarshalJSON, gives the answers and problems it gave when it
-// checked each line with json.Valid and decoded it with json.Unmarshal.
-func TestLinesFromAsBefore(t *testing.T) {
-	for _, s := range linesSeeds {
-		checkLinesFromAsBefore(t, []byte(s))
-	}
-}
-
+// checked each line with json.Valid and decoded it with json.Unmarshal
+// (go test runs the seeds).
 func FuzzLinesFromAsBefore(f *testing.F) {
 	for _, s := range linesSeeds {
 		f.Add([]byte(s))
@@ -209,14 +204,9 @@ func checkLinesFromAsBefore(t *testing.T, data []byte) {
 	}
 }
 
-// TestParseLinesInParts: JSON Lines decoded in parts on several
-// goroutines give the answers and problems one part gives, in order.
-func TestParseLinesInParts(t *testing.T) {
-	for _, s := range linesSeeds {
-		checkLinesInParts(t, []byte(s))
-	}
-}
-
+// FuzzParseLinesInParts: JSON Lines decoded in parts on several
+// goroutines give the answers and problems one part gives, in order (go
+// test runs the seeds).
 func FuzzParseLinesInParts(f *testing.F) {
 	for _, s := range linesSeeds {
 		f.Add([]byte(s))

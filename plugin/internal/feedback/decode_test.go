@@ -65,13 +65,7 @@ var exactTypes = []struct {
 	{"flaky", func() any { return new(FlakyEvidence) }, keysOf[FlakyEvidence]()},
 }
 
-// TestDecodeKnownAsByMap: see checkDecodeKnown.
-func TestDecodeKnownAsByMap(t *testing.T) {
-	for _, s := range decodeSeeds {
-		checkDecodeKnown(t, []byte(s))
-	}
-}
-
+// FuzzDecodeKnownAsByMap: see checkDecodeKnown (go test runs the seeds).
 func FuzzDecodeKnownAsByMap(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add([]byte(s))

@@ -80,14 +80,8 @@ var textSeeds = []string{
 	`{}`,
 }
 
-// TestTextOfLikeDecodeRow: where textOf decodes the answer and input
-// fields itself, it finds what decodeRow does.
-func TestTextOfLikeDecodeRow(t *testing.T) {
-	for _, s := range textSeeds {
-		checkTextOf(t, []byte(s))
-	}
-}
-
+// FuzzTextOf: where textOf decodes the answer and input fields itself, it
+// finds what decodeRow does (go test runs the seeds).
 func FuzzTextOf(f *testing.F) {
 	for _, s := range textSeeds {
 		f.Add([]byte(s))

@@ -99,10 +99,9 @@ func normRecords(ss []scoreRecord) []scoreRecord {
 	return out
 }
 
+// TestDecodeScoresLikeJSON: the hand-made inputs checkScores must hold
+// for beside FuzzDecodeScores's seeds (go test runs those).
 func TestDecodeScoresLikeJSON(t *testing.T) {
-	for _, s := range scoreSeeds {
-		checkScores(t, []byte(s))
-	}
 	// A prompt with every escape encoding/json knows.
 	p := `[{"input":{"userPrompt":"[[ ## criteria ## ]]\n\t\"q\" \\ \/ \b\f\r \u00e9 \ud83d\ude00 \ud800 \udc00x \u0000"}}]`
 	checkScores(t, []byte(p))
