@@ -1,7 +1,6 @@
 package record
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -9,18 +8,10 @@ import (
 	"agentv-review/plugin/internal/run"
 )
 
-// BenchmarkSeeBases is apply's middle phase on the run at
-// $AGENTV_REVIEW_BASES_RUN (skipped when unset): run.Bases over every
-// case, with SeeBasis and Stamp per case.
+// BenchmarkSeeBases is apply's middle phase on benchRun's run: run.Bases
+// over every case, with SeeBasis and Stamp per case.
 func BenchmarkSeeBases(b *testing.B) {
-	dir := os.Getenv("AGENTV_REVIEW_BASES_RUN")
-	if dir == "" {
-		b.Skip("set AGENTV_REVIEW_BASES_RUN to a run directory")
-	}
-	r, err := run.Open(dir, run.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := benchRun(b)
 	out := make([]feedback.Case, len(r.Cases))
 	at := time.Unix(0, 0)
 	b.ReportAllocs()

@@ -11,10 +11,9 @@ import (
 	"agentv-review/prompts"
 )
 
-// benchAnswers opens the run at $AGENTV_REVIEW_BASES_RUN (else a generated
-// 20k-row one) and returns apply's bench answers for it: one per case,
-// naming suite, test_id and target, with a verdict.
-func benchAnswers(b *testing.B) (*run.Run, *prompts.Catalog, []feedback.Case) {
+// benchRun opens the run at $AGENTV_REVIEW_BASES_RUN (a bench run, say),
+// else a generated 20k-row 4.42.4 one.
+func benchRun(b *testing.B) *run.Run {
 	b.Helper()
 	dir := os.Getenv("AGENTV_REVIEW_BASES_RUN")
 	if dir == "" {
@@ -27,6 +26,14 @@ func benchAnswers(b *testing.B) (*run.Run, *prompts.Catalog, []feedback.Case) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return r
+}
+
+// benchAnswers is benchRun's run and apply's bench answers for it: one
+// per case, naming suite, test_id and target, with a verdict.
+func benchAnswers(b *testing.B) (*run.Run, *prompts.Catalog, []feedback.Case) {
+	b.Helper()
+	r := benchRun(b)
 	cat, err := prompts.Load()
 	if err != nil {
 		b.Fatal(err)
