@@ -89,15 +89,16 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 }
 
 // appendGraderLines appends the sorted grader lines of both versions to
-// dst. The lines are built in one buffer and sorted as views of it.
+// dst. The lines are built in one buffer and sorted as slices of it.
 func appendGraderLines(dst []byte, graders []GraderResult) []byte {
 	size := 0
 	for _, g := range graders {
 		size += len(g.Key) + 48 // quotes, a score, a pass
 	}
 	b := make([]byte, 0, size)
-	ends := make([]int, len(graders))
+	lines := make([][]byte, len(graders))
 	for i, g := range graders {
+		start := len(b)
 		b = append(b, "grader "...)
 		b = append(jsonenc.AppendString(b, g.Key, true), ' ') // the key as json.Marshal writes it
 		if g.Score != nil {
@@ -112,23 +113,17 @@ func appendGraderLines(dst []byte, graders []GraderResult) []byte {
 			b = append(b, "null"...)
 		}
 		b = append(b, '\n')
-		ends[i] = len(b)
+		lines[i] = b[start:len(b):len(b)] // if b grows, append copies: the line stays as it is
 	}
-	lines := make([]string, len(graders))
-	start := 0
-	for i, end := range ends {
-		lines[i] = unsafe.String(&b[start], end-start) // b is not written to again
-		start = end
-	}
-	slices.Sort(lines)
+	slices.SortFunc(lines, bytes.Compare)
 	for _, l := range lines {
 		dst = append(dst, l...)
 	}
 	return dst
 }
 
-// normalise copies r to w through n (reset first), dropping trailing blanks of every line and
-// trailing empty lines. What r holds in memory (a strings.Reader, a
+// normalise copies r to w through n (reset first), dropping trailing
+// blanks of every line and trailing empty lines. What r holds in memory (a strings.Reader, a
 // bytes.Reader: what most fingerprints read) reaches the normaliser in one
 // write, a file in pieces; the normaliser writes each piece to w in spans
 // of it, cut only where a line loses its trailing blanks, so a hash w gets
