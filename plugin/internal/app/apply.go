@@ -109,7 +109,6 @@ func runApply(s *Streams, o applyOptions) error {
 	// The answers are bound to their cases on every core, a chunk at a
 	// time, and the chunks taken in answer order: a case judged twice is
 	// reported at its later answers.
-	st.run.CaseIDs() // builds the run's test_id index before the workers share it
 	list := make([]judged, 0, len(in.answers))
 	latest := make([]int32, st.run.Len()) // by case position: 1 + the index of the case's latest answer, 0 for none
 	check := record.NewChecker(cat)

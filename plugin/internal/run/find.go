@@ -17,11 +17,14 @@ func (c *Case) ID() caseid.ID {
 }
 
 // CaseIDs is the run's cases as a caseid.Cases, for resolving references
-// and matching feedback entries.
+// and matching feedback entries. It is safe for concurrent use, and so are
+// the Cases it returns.
 func (r *Run) CaseIDs() caseid.Cases {
+	r.idsMu.Lock()
 	if len(r.ids.next) != r.slots() {
 		r.ids = newIDIndex(r.slots(), r.slotTestID)
 	}
+	r.idsMu.Unlock()
 	return caseIDs{r}
 }
 

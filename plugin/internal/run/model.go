@@ -7,7 +7,10 @@
 // loaded on demand by Run.Detail, so listing 100k cases never reads 100k answers.
 package run
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"sync"
+)
 
 // Outcome is AgentV's verdict on a row: execution_status ok → passed,
 // quality_failure → failed, execution_error → errored; rows without
@@ -56,7 +59,8 @@ type Run struct {
 	firsts []uint32
 	// Under Options.Compact: the cases (Cases is nil).
 	compact *compactCases
-	ids     idIndex // cases by test_id, for Find and Ref (built by CaseIDs)
+	ids     idIndex    // cases by test_id, for Find and Ref (built by CaseIDs)
+	idsMu   sync.Mutex // held while CaseIDs checks and builds ids
 }
 
 // Warning is something a reader tolerated but the user should know
