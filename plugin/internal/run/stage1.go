@@ -17,14 +17,11 @@ import (
 type stageBlock struct {
 	quote uint64 // the quotes no backslash escapes
 	// special: control characters, and the bytes escaped by a backslash
-	// other than " \ / b f n r t; for a line staged loose, every escaped
-	// byte (more than need be: near and stringEnd then leave the string to
-	// the byte scan, which is exact).
+	// other than " \ / b f n r t.
 	special uint64
 	escaped uint64 // the bytes a backslash escapes
-	// The brackets, '{' and '[' (open) and '}' and ']' (close), outside
-	// strings and not escaped; set only for a line staged loose (see
-	// looseEnd).
+	// The brackets, '{' and '[' (open) and '}' and ']' (close), raw: set
+	// only by stageMasksWords for looseSkipWords.
 	open, close uint64
 }
 
@@ -38,10 +35,13 @@ var twoByteEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': 
 // stage computes the masks of line into blocks (reusing its array) and
 // returns them, one per 64 bytes and one for the rest (which may be
 // none: a string's body may start at len(line)). With brackets set, for
-// a loose read (see looseEnd), it also finds the brackets outside strings
-// and lists in *brackets (reusing its array) the blocks that hold one,
-// in order; and the special masks then hold every escape.
+// a loose read, it stages nothing and returns no blocks: near and
+// stringEnd then scan the bytes of the few strings the read looks at,
+// and looseEnd counts the brackets of the values it skips itself.
 func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
+	if brackets != nil {
+		return blocks[:0]
+	}
 	n := len(line)/64 + 1
 	if cap(blocks) < n {
 		blocks = make([]stageBlock, n, n+n/4)
@@ -50,22 +50,7 @@ func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 	whole := len(line) / 64
 	pad := spaces
 	copy(pad[:], line[whole*64:])
-	if brackets != nil {
-		if cap(*brackets) < n {
-			*brackets = make([]int32, n, n+n/4)
-		}
-		found := (*brackets)[:n]
-		var st looseState
-		c := 0
-		for k := 0; k < whole; k += stageRun { // a few microseconds in assembly at a time (see stageRun)
-			end := min(k+stageRun, whole)
-			c += stageLoose(line[k*64:end*64], blocks[k:end], found[c:], k, &st)
-		}
-		c += stageLoose(pad[:], blocks[whole:], found[c:], whole, &st)
-		*brackets = found[:c]
-		return blocks
-	}
-	for k := 0; k < whole; k += stageRun {
+	for k := 0; k < whole; k += stageRun { // a few microseconds in assembly at a time (see stageRun)
 		end := min(k+stageRun, whole)
 		stageMasks(line[k*64:end*64], blocks[k:end])
 	}
@@ -92,49 +77,6 @@ func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 		}
 	}
 	return blocks
-}
-
-// looseState is what a loose stage carries from one block to the next.
-type looseState struct {
-	carry  uint64 // 1 when the last block ended with an escaping backslash
-	inside uint64 // all ones when the last block ended in a string
-}
-
-// looseMasks finishes, for a loose read, the raw masks that stageMasks
-// made with brackets of blocks, the blocks of a line from block first on,
-// given the state the blocks before left in *st (which it updates): the
-// escaped bytes as stage finds them, each also special, and no quote; the
-// bytes in strings are then the prefix XOR of the quotes (from an opening
-// quote up to its closing one), and the brackets among them or escaped
-// are dropped. It writes to found, in order, the indexes of the blocks
-// that still hold a bracket and returns how many; len(found) is at least
-// len(blocks). It is stageLoose in portable Go, and the reference of
-// amd64's assembly in tests.
-func looseMasks(blocks []stageBlock, found []int32, first int, st *looseState) int {
-	c := 0
-	carry, inside := st.carry, st.inside
-	for k := range blocks {
-		bl := &blocks[k]
-		if bl.escaped|carry|bl.open|bl.close == 0 { // most blocks of a prompt or an answer
-			inside ^= -uint64(bits.OnesCount64(bl.quote) & 1)
-			continue
-		}
-		if bl.escaped|carry != 0 {
-			bl.escaped, carry = escapes(bl.escaped, carry)
-			bl.quote &^= bl.escaped
-			bl.special |= bl.escaped
-		}
-		str := prefixXor(bl.quote) ^ inside
-		inside = uint64(int64(str) >> 63)
-		out := ^(str | bl.escaped)
-		if bl.open &= out; bl.open|bl.close&out != 0 {
-			found[c] = int32(first + k)
-			c++
-		}
-		bl.close &= out
-	}
-	st.carry, st.inside = carry, inside
-	return c
 }
 
 // escapes returns the bytes that the backslashes of a block escape and
@@ -206,17 +148,16 @@ func highBits(x uint64) uint64 { return (x >> 7 & 0x0101010101010101) * 0x010204
 // it starts in (most do), read from the masks inline; ok is false for any
 // other, which the caller leaves to stringEnd.
 func (s *skimmer) near(i int) (end int, ok, escaped bool) {
-	if !s.staged {
-		return 0, false, false
+	if k := i >> 6; s.staged && k < len(s.blocks) { // staged, and not loose
+		bl, at := &s.blocks[k], i&63
+		// The first quote or special byte from i on (i's bit at 0): a
+		// quote ends the string (no quote is special).
+		stop := (bl.quote | bl.special) >> at
+		if first := stop & -stop; bl.quote>>at&first != 0 {
+			return i + bits.TrailingZeros64(first), true, bl.escaped>>at&(first-1) != 0
+		}
 	}
-	bl := &s.blocks[i>>6]
-	from := ^uint64(0) << (i & 63)
-	m := bl.quote & from
-	body := from & (m&-m - 1)
-	if m == 0 || bl.special&body != 0 {
-		return 0, false, false
-	}
-	return i&^63 + bits.TrailingZeros64(m), true, bl.escaped&body != 0
+	return 0, false, false
 }
 
 // stringEnd is stringEnd(s.b, i) for a string whose body starts at i,
@@ -225,15 +166,15 @@ func (s *skimmer) near(i int) (end int, ok, escaped bool) {
 // when the body has a special byte (to find the error, or check a \u
 // escape) or no end.
 func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
-	if !s.staged {
-		return stringEnd(s.b, i)
-	}
 	blocks := s.blocks
 	k := i >> 6
+	if !s.staged || k >= len(blocks) { // not staged, or staged loose
+		return stringScan(s.b, i)
+	}
 	bl := &blocks[k]
 	from := ^uint64(0) << (i & 63)
 	if (bl.quote|bl.special)&from != 0 {
-		return stringEnd(s.b, i) // it ends here (the body has a special byte), or has one
+		return stringScan(s.b, i) // it ends here (the body has a special byte), or has one
 	}
 	esc := bl.escaped & from
 	for k++; k < len(blocks); k++ {
@@ -249,5 +190,5 @@ func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
 		}
 		esc |= bl.escaped
 	}
-	return stringEnd(s.b, i)
+	return stringScan(s.b, i)
 }

@@ -39,10 +39,9 @@
 	DECQ CX
 
 // X1, X2 and X3 (Y1, Y2 and Y3) hold quotes, backslashes and 0x1f, from
-// stringrun_amd64.s's ·stringbytes; X7, X8 and X9 (Y8, Y9 and Y10) 0x20,
-// '{' and '}', from bracketbytes. In stageMasksSSE2, with brackets (R13
-// not 0) a block's opening and closing brackets go to R11 and R12; else,
-// and in stageMasksAVX2, they stay 0.
+// stringrun_amd64.s's ·stringbytes; in looseSkipAVX2, Y8, Y9 and Y10 hold
+// 0x20, '{' and '}', from bracketbytes. The stages store 0 for a block's
+// brackets (R11 and R12).
 
 // The bytes the brackets are found with, sixteen of each: 0x20 (ORed in,
 // it makes '[' a '{' and ']' a '}'), '{' and '}'.
@@ -54,22 +53,6 @@ DATA bracketbytes<>+32(SB)/8, $0x7d7d7d7d7d7d7d7d
 DATA bracketbytes<>+40(SB)/8, $0x7d7d7d7d7d7d7d7d
 GLOBL bracketbytes<>(SB), RODATA|NOPTR, $48
 
-// BLANE ors into R11 and R12 the masks, shifted left by shift, of the
-// opening and closing brackets of the 16 bytes at off(SI); R8 and R9 are
-// scratch.
-#define BLANE(off, shift) \
-	MOVOU off(SI), X0 \
-	POR X7, X0 \
-	MOVO X0, X4 \
-	PCMPEQB X8, X4 \
-	PMOVMSKB X4, R8 \
-	PCMPEQB X9, X0 \
-	PMOVMSKB X0, R9 \
-	SHLQ $shift, R8 \
-	SHLQ $shift, R9 \
-	ORQ R8, R11 \
-	ORQ R9, R12
-
 // PROLOGUE loads the arguments, zeroes the bracket masks and tests the
 // number of blocks.
 #define PROLOGUE \
@@ -80,17 +63,13 @@ GLOBL bracketbytes<>(SB), RODATA|NOPTR, $48
 	XORQ R12, R12 \
 	TESTQ CX, CX
 
-// func stageMasksSSE2(b []byte, out []stageBlock, brackets bool)
-TEXT ·stageMasksSSE2(SB), NOSPLIT, $0-49
-	MOVBQZX brackets+48(FP), R13
+// func stageMasksSSE2(b []byte, out []stageBlock)
+TEXT ·stageMasksSSE2(SB), NOSPLIT, $0-48
 	PROLOGUE
 	JZ done
 	MOVOU ·stringbytes+0(SB), X1
 	MOVOU ·stringbytes+16(SB), X2
 	MOVOU ·stringbytes+32(SB), X3
-	MOVOU bracketbytes<>+0(SB), X7
-	MOVOU bracketbytes<>+16(SB), X8
-	MOVOU bracketbytes<>+32(SB), X9
 loop:
 	LANE(0, AX, BX, DX)
 	LANE(16, R8, R9, R10)
@@ -99,15 +78,6 @@ loop:
 	MERGE(32)
 	LANE(48, R8, R9, R10)
 	MERGE(48)
-	TESTQ R13, R13
-	JZ store
-	XORQ R11, R11
-	XORQ R12, R12
-	BLANE(0, 0)
-	BLANE(16, 16)
-	BLANE(32, 32)
-	BLANE(48, 48)
-store:
 	STORE
 	JNZ loop
 done:
@@ -125,6 +95,25 @@ done:
 	VPCMPEQB y, Y6, Y6 \
 	VPMOVMSKB Y6, ctl
 
+// func stageMasksAVX2(b []byte, out []stageBlock)
+TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-48
+	PROLOGUE
+	JZ avxdone
+	VPBROADCASTB ·stringbytes+0(SB), Y1
+	VPBROADCASTB ·stringbytes+16(SB), Y2
+	VPBROADCASTB ·stringbytes+32(SB), Y3
+avxloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y7
+	HALF(Y0, AX, BX, DX)
+	HALF(Y7, R8, R9, R10)
+	MERGE(32)
+	STORE
+	JNZ avxloop
+	VZEROUPPER
+avxdone:
+	RET
+
 // BHALF sets r to the mask of the bytes of Y4 and Y5 equal to those of
 // yc (Y4's in the low half); Y6 and R8 are scratch.
 #define BHALF(yc, r) \
@@ -135,120 +124,133 @@ done:
 	SHLQ $32, R8 \
 	ORQ R8, r
 
-// AVXBYTES loads Y1, Y2 and Y3 with quotes, backslashes and 0x1f, and
-// Y8, Y9 and Y10 with 0x20, '{' and '}'.
-#define AVXBYTES \
-	VPBROADCASTB ·stringbytes+0(SB), Y1 \
-	VPBROADCASTB ·stringbytes+16(SB), Y2 \
-	VPBROADCASTB ·stringbytes+32(SB), Y3 \
-	VPBROADCASTB bracketbytes<>+0(SB), Y8 \
-	VPBROADCASTB bracketbytes<>+16(SB), Y9 \
-	VPBROADCASTB bracketbytes<>+32(SB), Y10
+// BYTEMASK sets r to the mask of the bytes of Y0 and Y7 equal to those of
+// yc (Y0's in the low half); Y4 and R8 are scratch.
+#define BYTEMASK(yc, r) \
+	VPCMPEQB yc, Y0, Y4 \
+	VPMOVMSKB Y4, r \
+	VPCMPEQB yc, Y7, Y4 \
+	VPMOVMSKB Y4, R8 \
+	SHLQ $32, R8 \
+	ORQ R8, r
 
-// AVXBLOCK loads the 64 bytes at SI into Y0 and Y7 and puts their
-// quotes, backslashes and control characters in AX, BX and DX.
-#define AVXBLOCK \
-	VMOVDQU 0(SI), Y0 \
-	VMOVDQU 32(SI), Y7 \
-	HALF(Y0, AX, BX, DX) \
-	HALF(Y7, R8, R9, R10) \
-	MERGE(32)
-
-// AVXBRACKETS puts the opening and closing brackets of Y0 and Y7 in R11
-// and R12.
-#define AVXBRACKETS \
-	VPOR Y8, Y0, Y4 \
-	VPOR Y8, Y7, Y5 \
-	BHALF(Y9, R11) \
-	BHALF(Y10, R12)
-
-// func stageMasksAVX2(b []byte, out []stageBlock)
-TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-48
-	PROLOGUE
-	JZ avxdone
-	AVXBYTES
-avxloop:
-	AVXBLOCK
-	STORE
-	JNZ avxloop
-	VZEROUPPER
-avxdone:
-	RET
-
-// func stageLooseAVX2(b []byte, out []stageBlock, found []int32, first int, st *looseState) int
+// func looseSkipAVX2(b []byte, st *skipState) int
 //
-// Per block: the raw masks as stageMasksAVX2 finds them (quotes AX,
-// backslashes BX, control characters DX), then, as looseMasks does, the
-// escaped bytes (BX, with the carry in R14) and the prefix XOR of the
-// quotes (a carry-less multiply by all ones, X11) with the state of the
-// blocks before (X13: all ones in a string), and the brackets (R11 and
-// R12) outside strings. R15 is the block's index in the line, R13 where
-// the next index goes in found: each is written, and R13 moves on only
-// when the block holds a bracket.
-TEXT ·stageLooseAVX2(SB), NOSPLIT, $0-96
+// looseSkipWords, a block of 64 bytes at a time: the quotes (AX) and
+// backslashes (BX) of the block; the escaped bytes (BX, with the carry in
+// R14) as escapes finds them, when there is a backslash or a carry; the
+// brackets (R11 and R12) outside strings, by the prefix XOR of the quotes
+// no backslash escapes (a carry-less multiply by all ones, X11) and the
+// state of the blocks before (R13: all ones in a string), unless the
+// block has no bracket (then the parity of its quotes is enough); and the
+// depth (R15), by the counts of the brackets when the block's closing
+// ones are too few to end the value, else a bracket at a time.
+TEXT ·looseSkipAVX2(SB), NOSPLIT, $0-40
 	MOVQ b_base+0(FP), SI
-	MOVQ out_base+24(FP), DI
-	MOVQ out_len+32(FP), CX
-	MOVQ found_base+48(FP), R13
+	MOVQ b_len+8(FP), CX
+	SHRQ $6, CX
+	MOVQ st+24(FP), DI
+	MOVQ 0(DI), R14
+	MOVQ 8(DI), R13
+	MOVQ 16(DI), R15
 	TESTQ CX, CX
-	JZ loosedone
-	AVXBYTES
+	JZ skipnone
+	VPBROADCASTB ·stringbytes+0(SB), Y1
+	VPBROADCASTB ·stringbytes+16(SB), Y2
+	VPBROADCASTB bracketbytes<>+0(SB), Y8
+	VPBROADCASTB bracketbytes<>+16(SB), Y9
+	VPBROADCASTB bracketbytes<>+32(SB), Y10
 	VPCMPEQB Y11, Y11, Y11
-	MOVQ st+80(FP), R8
-	MOVQ 0(R8), R14
-	VMOVQ 8(R8), X13
-	MOVQ first+72(FP), R15
-looseloop:
-	AVXBLOCK
-	// The escaped bytes, as escapes finds them, when there is a backslash
-	// or a carry.
+	MOVQ $0xaaaaaaaaaaaaaaaa, DX
+skiploop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y7
+	BYTEMASK(Y1, AX)
+	BYTEMASK(Y2, BX)
+	VPOR Y8, Y0, Y4
+	VPOR Y8, Y7, Y5
+	BHALF(Y9, R11)
+	BHALF(Y10, R12)
 	MOVQ BX, R9
 	ORQ R14, R9
-	JZ looseplain
+	JZ skipplain
 	MOVQ R14, R10
 	NOTQ R10
 	ANDQ BX, R10 // potential
 	MOVQ R10, R8
 	SHLQ $1, R8
-	MOVQ $0xaaaaaaaaaaaaaaaa, R11
-	ORQ R11, R8
+	ORQ DX, R8
 	SUBQ R10, R8
-	XORQ R11, R8 // code
+	XORQ DX, R8 // code
 	XORQ R8, R9 // escaped
 	ANDQ BX, R8
 	SHRQ $63, R8
 	MOVQ R8, R14 // carry
 	MOVQ R9, BX
-	ORQ R9, DX
 	NOTQ R9
 	ANDQ R9, AX
-looseplain:
-	AVXBRACKETS
+	JMP skipstrings
+skipplain:
+	// No backslash and no carry: BX, the escaped bytes, is 0.
+	MOVQ R11, R9
+	ORQ R12, R9
+	JNZ skipstrings
+	POPCNTQ AX, R9
+	ANDQ $1, R9
+	NEGQ R9
+	XORQ R9, R13
+	JMP skipnext
+skipstrings:
 	VMOVQ AX, X12
 	VPCLMULQDQ $0, X11, X12, X12
-	VPXOR X13, X12, X12
-	VMOVQ X12, R8 // in strings
-	MOVQ R8, R9
-	SARQ $63, R9
-	VMOVQ R9, X13
+	VMOVQ X12, R8
+	XORQ R13, R8 // in strings
+	MOVQ R8, R13
+	SARQ $63, R13
 	ORQ BX, R8
 	NOTQ R8 // outside strings, not escaped
 	ANDQ R8, R11
 	ANDQ R8, R12
-	MOVL R15, 0(R13)
-	LEAQ 4(R13), R9
-	MOVQ R11, R10
-	ORQ R12, R10
-	CMOVQNE R9, R13 // on past the index when the block holds a bracket
+	MOVQ R11, R9
+	ORQ R12, R9
+	JZ skipnext
+	POPCNTQ R12, R10
+	CMPQ R10, R15
+	JGE skipwalk
+	POPCNTQ R11, R8
+	ADDQ R8, R15
+	SUBQ R10, R15
+	JMP skipnext
+skipwalk:
+	// R9 holds the brackets left, lowest first.
+	BSFQ R9, R8
+	BTQ R8, R11
+	JCC skipclose
 	INCQ R15
-	STORE
-	JNZ looseloop
-	MOVQ st+80(FP), R8
-	MOVQ R14, 0(R8)
-	VMOVQ X13, 8(R8)
+	JMP skipbit
+skipclose:
+	DECQ R15
+	JZ skipfound
+skipbit:
+	LEAQ -1(R9), R10
+	ANDQ R10, R9
+	JNZ skipwalk
+skipnext:
+	ADDQ $64, SI
+	DECQ CX
+	JNZ skiploop
 	VZEROUPPER
-loosedone:
-	SUBQ found_base+48(FP), R13
-	SHRQ $2, R13
-	MOVQ R13, ret+88(FP)
+skipnone:
+	MOVQ $-1, AX
+	JMP skipdone
+skipfound:
+	VZEROUPPER
+	SUBQ b_base+0(FP), SI
+	LEAQ 1(SI)(R8*1), AX
+skipdone:
+	MOVQ st+24(FP), DI
+	MOVQ R14, 0(DI)
+	MOVQ R13, 8(DI)
+	MOVQ R15, 16(DI)
+	MOVQ AX, ret+32(FP)
 	RET

@@ -8,3 +8,8 @@ package run
 //
 //go:noescape
 func stringRun(b []byte, i int) (j int, escaped bool)
+
+// stringScan is stringEnd in one call.
+//
+//go:noescape
+func stringScan(b []byte, i int) (end int, ok, escaped bool)

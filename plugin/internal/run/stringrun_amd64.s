@@ -106,3 +106,116 @@ done:
 	MOVQ AX, j+32(FP)
 	MOVB DI, escaped+40(FP)
 	RET
+
+// func stringScan(b []byte, i int) (end int, ok, escaped bool)
+//
+// stringRun's scan, and where it stops what stringEnd does: a quote (or
+// the end of b) ends the string, a control character or a bad escape is
+// an error (ok 0, BX 0), and a \u escape with four hex digits is skipped.
+TEXT ·stringScan(SB), NOSPLIT, $0-42
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), DX
+	MOVQ i+24(FP), AX
+	XORL DI, DI
+	MOVL $1, BX // ok
+	MOVOU ·stringbytes+0(SB), X1
+	MOVOU ·stringbytes+16(SB), X2
+	MOVOU ·stringbytes+32(SB), X3
+scan32:
+	LEAQ 32(AX), CX
+	CMPQ CX, DX
+	JA scan16
+	MOVOU (SI)(AX*1), X0
+	MOVOU 16(SI)(AX*1), X7
+	SPECIAL(X0, X4, X5, X6)
+	SPECIAL(X7, X8, X9, X10)
+	PMOVMSKB X4, R8
+	PMOVMSKB X8, R9
+	SHLQ $16, R9
+	ORQ R9, R8
+	TESTQ R8, R8
+	JNZ scanfound
+	ADDQ $32, AX
+	JMP scan32
+scan16:
+	LEAQ 16(AX), CX
+	CMPQ CX, DX
+	JA scantail
+	MOVOU (SI)(AX*1), X0
+	SPECIAL(X0, X4, X5, X6)
+	PMOVMSKB X4, R8
+	TESTQ R8, R8
+	JNZ scanfound
+	ADDQ $16, AX
+	JMP scan16
+scanfound:
+	BSFQ R8, R8
+	ADDQ R8, AX
+scanspecial:
+	// b[AX] is a quote, a backslash or a control character.
+	MOVBLZX (SI)(AX*1), R8
+	CMPB R8, $0x22
+	JEQ scandone
+	CMPB R8, $0x5c
+	JNE scanbad // a control character
+	LEAQ 1(AX), CX
+	CMPQ CX, DX
+	JAE scanbad
+	MOVBLZX (SI)(CX*1), R8
+	CMPQ R8, $0x75
+	JEQ scanu
+	MOVQ ESC_LOW, R10
+	CMPQ R8, $64
+	JB scantest
+	SUBQ $64, R8
+	MOVQ ESC_HIGH, R10
+	CMPQ R8, $64
+	JAE scanbad
+scantest:
+	BTQ R8, R10
+	JCC scanbad
+	ADDQ $2, AX
+	MOVL $1, DI
+	JMP scan32
+scanu:
+	// \u and four hex digits: b[AX+2:AX+6].
+	LEAQ 6(AX), CX
+	CMPQ CX, DX
+	JA scanbad
+	LEAQ (SI)(AX*1), R10
+	MOVQ $2, R9
+scanhex:
+	MOVBLZX (R10)(R9*1), R8
+	LEAL -48(R8), R11
+	CMPL R11, $10
+	JB scanhexok
+	ORL $0x20, R8
+	SUBL $97, R8
+	CMPL R8, $6
+	JAE scanbad
+scanhexok:
+	INCQ R9
+	CMPQ R9, $6
+	JB scanhex
+	MOVQ CX, AX
+	MOVL $1, DI
+	JMP scan32
+scantail:
+	CMPQ AX, DX
+	JAE scandone
+	MOVBLZX (SI)(AX*1), R8
+	CMPB R8, $0x22
+	JEQ scanspecial
+	CMPB R8, $0x5c
+	JEQ scanspecial
+	CMPB R8, $0x20
+	JB scanspecial
+	INCQ AX
+	JMP scantail
+scanbad:
+	XORL BX, BX
+scandone:
+	MOVQ AX, end+32(FP)
+	MOVB BX, ok+40(FP)
+	MOVB DI, escaped+41(FP)
+	RET
