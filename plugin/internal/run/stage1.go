@@ -50,33 +50,50 @@ func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
 	whole := len(line) / 64
 	pad := spaces
 	copy(pad[:], line[whole*64:])
+	var carry uint64
 	for k := 0; k < whole; k += stageRun { // a few microseconds in assembly at a time (see stageRun)
 		end := min(k+stageRun, whole)
-		stageMasks(line[k*64:end*64], blocks[k:end])
+		stageChunk(line[k*64:end*64], blocks[k:end], &carry)
 	}
-	stageMasks(pad[:], blocks[whole:])
-	// The raw masks hold quotes, control characters and backslashes. A
-	// backslash escapes the byte after it unless it is itself escaped:
-	// the escaped bytes follow the odd-length runs of backslashes, found
-	// for all sixty-four at once by simdjson's subtraction (runs that start
-	// on an even bit borrow across their length differently from those
-	// that start on an odd one).
-	var carry uint64 // 1 when the last block ended with an escaping backslash
-	for k := range blocks {
-		bl := &blocks[k]
-		if bl.escaped|carry == 0 {
+	stageChunk(pad[:], blocks[whole:], &carry)
+	return blocks
+}
+
+// stageChunkWords is stageChunk in portable Go: the implementation on
+// other architectures, and amd64's reference in tests. It stages b,
+// 64*len(out) bytes of a line (or its padded last block), into out,
+// given in *carry (which it updates) whether the blocks before ended with
+// an escaping backslash.
+func stageChunkWords(b []byte, out []stageBlock, carry *uint64) {
+	stageMasksWords(b, out, false)
+	stageEscapes(b, out, carry)
+}
+
+// stageEscapes finishes the raw masks stageMasksWords (or stageMasksSSE2)
+// made of b into out: they hold quotes, control characters and
+// backslashes. A backslash escapes the byte after it unless it is itself
+// escaped: the escaped bytes follow the odd-length runs of backslashes,
+// found for all sixty-four at once by simdjson's subtraction (runs that
+// start on an even bit borrow across their length differently from those
+// that start on an odd one). An escaped byte is no quote, and special
+// unless it makes a two-byte escape.
+func stageEscapes(b []byte, out []stageBlock, carry *uint64) {
+	c := *carry
+	for k := range out {
+		bl := &out[k]
+		if bl.escaped|c == 0 {
 			continue
 		}
 		plain := bl.quote | bl.escaped // \" and \\, the most common escapes after \n
-		bl.escaped, carry = escapes(bl.escaped, carry)
+		bl.escaped, c = escapes(bl.escaped, c)
 		bl.quote &^= bl.escaped
 		for m := bl.escaped &^ plain; m != 0; m &= m - 1 {
-			if p := k*64 + bits.TrailingZeros64(m); p >= len(line) || !twoByteEscape[line[p]] {
+			if !twoByteEscape[b[k*64+bits.TrailingZeros64(m)]] {
 				bl.special |= m & -m
 			}
 		}
 	}
-	return blocks
+	*carry = c
 }
 
 // escapes returns the bytes that the backslashes of a block escape and
@@ -99,7 +116,7 @@ func prefixXor(x uint64) uint64 {
 	return x
 }
 
-// stageRun is how many blocks stage hands stageMasks at once. Assembly
+// stageRun is how many blocks stage hands stageChunk at once. Assembly
 // cannot be preempted: a call over a whole line of megabytes kept the
 // collector's stop-the-world, and every other thread, waiting on it (a
 // 5 MB-a-row run read 40 % slower, and ten times the instructions under

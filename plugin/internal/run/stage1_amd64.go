@@ -2,17 +2,16 @@ package run
 
 import "golang.org/x/sys/cpu"
 
-// stageMasks sets each block's quote, special and escaped masks to the
-// quotes, control characters and backslashes of its 64 bytes of b, and
-// its open and close masks to 0, with AVX2 where the processor has it
-// and SSE2 (which every amd64 processor has) elsewhere; len(b) is
-// 64*len(out).
-func stageMasks(b []byte, out []stageBlock) {
+// stageChunk is stageChunkWords: in one pass of AVX2 where the processor
+// has it, else the raw masks by SSE2 (which every amd64 processor has)
+// and stageEscapes.
+func stageChunk(b []byte, out []stageBlock, carry *uint64) {
 	if cpu.X86.HasAVX2 {
-		stageMasksAVX2(b, out)
+		stageAVX2(b, out, carry)
 		return
 	}
 	stageMasksSSE2(b, out)
+	stageEscapes(b, out, carry)
 }
 
 // looseSkip is looseSkipWords, in one pass of AVX2 (and a carry-less
@@ -32,7 +31,7 @@ func looseSkipAVX2(b []byte, st *skipState) int
 //go:noescape
 func stageMasksSSE2(b []byte, out []stageBlock)
 
-// stageMasksAVX2 is stageMasksWords without brackets.
+// stageAVX2 is stageChunkWords.
 //
 //go:noescape
-func stageMasksAVX2(b []byte, out []stageBlock)
+func stageAVX2(b []byte, out []stageBlock, carry *uint64)

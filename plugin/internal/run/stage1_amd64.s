@@ -41,7 +41,7 @@
 // X1, X2 and X3 (Y1, Y2 and Y3) hold quotes, backslashes and 0x1f, from
 // stringrun_amd64.s's ·stringbytes; in looseSkipAVX2, Y8, Y9 and Y10 hold
 // 0x20, '{' and '}', from bracketbytes. The stages store 0 for a block's
-// brackets (R11 and R12).
+// brackets (R11 and R12), and PROLOGUE loads their b and out.
 
 // The bytes the brackets are found with, sixteen of each: 0x20 (ORed in,
 // it makes '[' a '{' and ']' a '}'), '{' and '}'.
@@ -95,21 +95,84 @@ done:
 	VPCMPEQB y, Y6, Y6 \
 	VPMOVMSKB Y6, ctl
 
-// func stageMasksAVX2(b []byte, out []stageBlock)
-TEXT ·stageMasksAVX2(SB), NOSPLIT, $0-48
+// The bytes that follow a backslash in a two-byte escape (" \ / b f n r t)
+// by nibble, for VPSHUFB: a byte is one when the entries of its high
+// nibble (the first 16 bytes) and its low nibble (the next 16) share a
+// bit; then 0x0f, the low nibble's mask.
+DATA escnibbles<>+0(SB)/8, $0x0804020000010000
+DATA escnibbles<>+8(SB)/8, $0x0000000000000000
+DATA escnibbles<>+16(SB)/8, $0x00040008000d0000
+DATA escnibbles<>+24(SB)/8, $0x0104000200000000
+DATA escnibbles<>+32(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL escnibbles<>(SB), RODATA|NOPTR, $40
+
+// NOTTWO sets r to the mask of the 32 bytes in y that are not the second
+// byte of a two-byte escape (Y8 holds 0x0f, Y9 and Y10 the nibbles'
+// entries, Y11 zero); Y4 and Y5 are scratch.
+#define NOTTWO(y, r) \
+	VPSRLW $4, y, Y4 \
+	VPAND Y8, Y4, Y4 \
+	VPSHUFB Y4, Y9, Y4 \
+	VPAND Y8, y, Y5 \
+	VPSHUFB Y5, Y10, Y5 \
+	VPAND Y4, Y5, Y4 \
+	VPCMPEQB Y11, Y4, Y4 \
+	VPMOVMSKB Y4, r
+
+// func stageAVX2(b []byte, out []stageBlock, carry *uint64)
+//
+// Per block: the raw masks (quotes AX, backslashes BX, control characters
+// DX) and, when there is a backslash or a carry (R14), as stageEscapes
+// does, the escaped bytes (BX), no quote among them, and those that are
+// not the second byte of a two-byte escape special.
+TEXT ·stageAVX2(SB), NOSPLIT, $0-56
 	PROLOGUE
 	JZ avxdone
+	MOVQ carry+48(FP), R8
+	MOVQ 0(R8), R14
 	VPBROADCASTB ·stringbytes+0(SB), Y1
 	VPBROADCASTB ·stringbytes+16(SB), Y2
 	VPBROADCASTB ·stringbytes+32(SB), Y3
+	VBROADCASTI128 escnibbles<>+0(SB), Y9
+	VBROADCASTI128 escnibbles<>+16(SB), Y10
+	VPBROADCASTB escnibbles<>+32(SB), Y8
+	VPXOR Y11, Y11, Y11
+	MOVQ $0xaaaaaaaaaaaaaaaa, R13
 avxloop:
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y7
 	HALF(Y0, AX, BX, DX)
 	HALF(Y7, R8, R9, R10)
 	MERGE(32)
+	MOVQ BX, R9
+	ORQ R14, R9
+	JZ avxstore
+	MOVQ R14, R10
+	NOTQ R10
+	ANDQ BX, R10 // potential
+	MOVQ R10, R8
+	SHLQ $1, R8
+	ORQ R13, R8
+	SUBQ R10, R8
+	XORQ R13, R8 // code
+	XORQ R8, R9 // escaped
+	ANDQ BX, R8
+	SHRQ $63, R8
+	MOVQ R8, R14 // carry
+	MOVQ R9, BX
+	NOTQ R9
+	ANDQ R9, AX
+	NOTTWO(Y0, R10)
+	NOTTWO(Y7, R8)
+	SHLQ $32, R8
+	ORQ R8, R10
+	ANDQ BX, R10
+	ORQ R10, DX
+avxstore:
 	STORE
 	JNZ avxloop
+	MOVQ carry+48(FP), R8
+	MOVQ R14, 0(R8)
 	VZEROUPPER
 avxdone:
 	RET

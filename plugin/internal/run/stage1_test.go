@@ -8,7 +8,7 @@ import (
 
 // FuzzStage: the staged masks of a line hold exactly its unescaped quotes
 // and the bytes its backslashes escape (as a scan from the start finds
-// them), stageMasks (SSE2 or AVX2 on amd64) matches stageMasksWords, and
+// them), stageChunk (SSE2 or AVX2 on amd64) matches stageChunkWords, and
 // at every quote no backslash escapes, skimmer.stringEnd read from the
 // masks (and skimmer.near, when it knows) gives what the byte scan
 // stringEnd gives: the same end, or the same error at the same byte, as
@@ -66,10 +66,11 @@ func FuzzStage(f *testing.F) {
 		}
 		whole := len(line) / 64 * 64
 		got, want := make([]stageBlock, whole/64), make([]stageBlock, whole/64)
-		stageMasks(line[:whole], got)
-		stageMasksWords(line[:whole], want, false)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: stageMasks %x, stageMasksWords %x", line, got, want)
+		var carry, wantCarry uint64
+		stageChunk(line[:whole], got, &carry)
+		stageChunkWords(line[:whole], want, &wantCarry)
+		if !reflect.DeepEqual(got, want) || carry != wantCarry {
+			t.Fatalf("%q: stageChunk %x, %d; stageChunkWords %x, %d", line, got, carry, want, wantCarry)
 		}
 	})
 }

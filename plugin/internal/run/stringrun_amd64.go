@@ -1,5 +1,7 @@
 package run
 
+import "golang.org/x/sys/cpu"
+
 // stringRun returns the index of the first quote, control character or
 // backslash from i on that does not start a two-byte escape (\" \\ \/ \b
 // \f \n \r \t), len(b) when there is none, skipping those escapes sixteen
@@ -13,3 +15,7 @@ func stringRun(b []byte, i int) (j int, escaped bool)
 //
 //go:noescape
 func stringScan(b []byte, i int) (end int, ok, escaped bool)
+
+// scanAVX2 tells stringScan to scan with AVX2 (tests turn it off to
+// check the SSE2 scan).
+var scanAVX2 = cpu.X86.HasAVX2

@@ -109,15 +109,41 @@ done:
 
 // func stringScan(b []byte, i int) (end int, ok, escaped bool)
 //
-// stringRun's scan, and where it stops what stringEnd does: a quote (or
-// the end of b) ends the string, a control character or a bad escape is
-// an error (ok 0, BX 0), and a \u escape with four hex digits is skipped.
+// stringRun's scan (with AVX2 where the processor has it, scanAVX2), and
+// where it stops what stringEnd does: a quote (or the end of b) ends the
+// string, a control character or a bad escape is an error (ok 0, BX 0),
+// and a \u escape with four hex digits is skipped.
 TEXT ·stringScan(SB), NOSPLIT, $0-42
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), DX
 	MOVQ i+24(FP), AX
 	XORL DI, DI
 	MOVL $1, BX // ok
+	MOVBLZX ·scanAVX2(SB), R12
+	TESTQ R12, R12
+	JZ scansse
+	VPBROADCASTB ·stringbytes+0(SB), Y1
+	VPBROADCASTB ·stringbytes+16(SB), Y2
+	VPBROADCASTB ·stringbytes+32(SB), Y3
+scanavx:
+	// With AVX2 (R12 set), 32 bytes at a time, and the rest a byte at a
+	// time.
+	LEAQ 32(AX), CX
+	CMPQ CX, DX
+	JA scantail
+	VMOVDQU (SI)(AX*1), Y0
+	VPCMPEQB Y1, Y0, Y4
+	VPCMPEQB Y2, Y0, Y5
+	VPMINUB Y3, Y0, Y6
+	VPCMPEQB Y0, Y6, Y6
+	VPOR Y4, Y5, Y4
+	VPOR Y6, Y4, Y4
+	VPMOVMSKB Y4, R8
+	TESTL R8, R8
+	JNZ scanfound
+	ADDQ $32, AX
+	JMP scanavx
+scansse:
 	MOVOU ·stringbytes+0(SB), X1
 	MOVOU ·stringbytes+16(SB), X2
 	MOVOU ·stringbytes+32(SB), X3
@@ -175,8 +201,7 @@ scantest:
 	BTQ R8, R10
 	JCC scanbad
 	ADDQ $2, AX
-	MOVL $1, DI
-	JMP scan32
+	JMP scanon
 scanu:
 	// \u and four hex digits: b[AX+2:AX+6].
 	LEAQ 6(AX), CX
@@ -198,7 +223,11 @@ scanhexok:
 	CMPQ R9, $6
 	JB scanhex
 	MOVQ CX, AX
+scanon:
+	// Past an escape: on in the loop the scan started in.
 	MOVL $1, DI
+	TESTQ R12, R12
+	JNZ scanavx
 	JMP scan32
 scantail:
 	CMPQ AX, DX
@@ -215,6 +244,10 @@ scantail:
 scanbad:
 	XORL BX, BX
 scandone:
+	TESTQ R12, R12
+	JZ scanret
+	VZEROUPPER
+scanret:
 	MOVQ AX, end+32(FP)
 	MOVB BX, ok+40(FP)
 	MOVB DI, escaped+41(FP)
