@@ -259,7 +259,7 @@ func (b *block) parse(sk *skimmer, a *arena) {
 	for len(rest) > 0 {
 		b.lines++
 		raw := rest
-		end := bytes.IndexByte(rest, '\n')
+		end := newlineIndex(rest)
 		newline := end >= 0
 		if newline {
 			raw, rest = rest[:end], rest[end+1:]

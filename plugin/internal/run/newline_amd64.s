@@ -1,0 +1,63 @@
+#include "textflag.h"
+
+// func newlineAVX2(b []byte) int
+//
+// The index of the first '\n' in b (len(b) >= 128), -1 when there is
+// none: 128 bytes a step (four compares with a memory operand, ORed and
+// tested at once), then the last 128 bytes of b, which may overlap bytes
+// already seen (they hold no newline); in the 128 bytes that hold one, its
+// place from the four masks.
+TEXT ·newlineAVX2(SB), NOSPLIT, $0-32
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ SI, DI
+	LEAQ -128(SI)(BX*1), R11 // the last 128 bytes
+	MOVL $0x0a, AX
+	MOVD AX, X0
+	VPBROADCASTB X0, Y1
+loop:
+	CMPQ DI, R11
+	JAE last
+	VPCMPEQB 0(DI), Y1, Y2
+	VPCMPEQB 32(DI), Y1, Y3
+	VPCMPEQB 64(DI), Y1, Y4
+	VPCMPEQB 96(DI), Y1, Y5
+	VPOR Y2, Y3, Y6
+	VPOR Y4, Y5, Y7
+	VPOR Y6, Y7, Y7
+	VPTEST Y7, Y7
+	JNZ found
+	ADDQ $128, DI
+	JMP loop
+last:
+	MOVQ R11, DI
+	VPCMPEQB 0(DI), Y1, Y2
+	VPCMPEQB 32(DI), Y1, Y3
+	VPCMPEQB 64(DI), Y1, Y4
+	VPCMPEQB 96(DI), Y1, Y5
+	VPOR Y2, Y3, Y6
+	VPOR Y4, Y5, Y7
+	VPOR Y6, Y7, Y7
+	VPTEST Y7, Y7
+	JNZ found
+	VZEROUPPER
+	MOVQ $-1, ret+24(FP)
+	RET
+found:
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y3, CX
+	SHLQ $32, CX
+	ORQ CX, AX
+	JNZ at
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, CX
+	SHLQ $32, CX
+	ORQ CX, AX
+	ADDQ $64, DI
+at:
+	VZEROUPPER
+	BSFQ AX, AX
+	SUBQ SI, DI
+	ADDQ DI, AX
+	MOVQ AX, ret+24(FP)
+	RET

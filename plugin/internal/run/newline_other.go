@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package run
+
+import "bytes"
+
+// newlineIndex is bytes.IndexByte(b, '\n').
+func newlineIndex(b []byte) int { return bytes.IndexByte(b, '\n') }
