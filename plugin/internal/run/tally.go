@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -23,6 +24,7 @@ import (
 type tally struct {
 	buckets [256]tallyRecords
 	rows    int
+	last    int // the line of the last row added (rows come in line order)
 
 	// Filled by finish.
 	firsts       []uint32 // each case's first line, ascending: case i's is firsts[i]
@@ -62,6 +64,7 @@ func (s tallySeeds) tallyKey(h *rowHead, eval uint64) (uint64, uint32) {
 func (t *tally) add(h uint64, key uint32, line int) {
 	t.buckets[h>>56].add(tallyRecord{h: h, key: key, line: uint32(line)})
 	t.rows++
+	t.last = line
 }
 
 // tallyRecords are a bucket's records, in a part: on the heap up to
@@ -105,14 +108,22 @@ func (t *tally) free() {
 }
 
 // finish groups the tallyRecords into cases: it counts the winning rows'
-// outcomes and the duplicates and lists each case's first line. It frees
-// the tallyRecords.
+// outcomes and the duplicates and lists each case's first line (in line
+// order, from a bit set of the lines: no sort of them all). It frees the
+// tallyRecords.
 func (t *tally) finish() {
-	t.firsts = make([]uint32, 0, t.rows)
+	firsts := make([]uint64, t.last/64+1) // bit l: line l is a case's first
+	cases := 0
 	for b := range t.buckets {
 		rs := t.buckets[b].records()
 		slices.SortFunc(rs, func(a, b tallyRecord) int {
-			return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.key>>2, b.key>>2), cmp.Compare(a.line, b.line))
+			if a.h != b.h {
+				return cmp.Compare(a.h, b.h)
+			}
+			if a.key>>2 != b.key>>2 {
+				return cmp.Compare(a.key>>2, b.key>>2)
+			}
+			return cmp.Compare(a.line, b.line)
 		})
 		for i := 0; i < len(rs); {
 			j := i + 1
@@ -123,13 +134,18 @@ func (t *tally) finish() {
 				t.dupes++
 			}
 			t.counts[rs[j-1].key&3]++
-			t.firsts = append(t.firsts, rs[i].line)
+			firsts[rs[i].line/64] |= 1 << (rs[i].line % 64)
+			cases++
 			i = j
 		}
 		t.buckets[b].free()
 	}
-	slices.Sort(t.firsts)
-	t.firsts = slices.Clip(t.firsts) // kept by the Run: not the room of duplicate rows
+	t.firsts = make([]uint32, 0, cases) // kept by the Run: no room for duplicate rows
+	for w, x := range firsts {
+		for ; x != 0; x &= x - 1 {
+			t.firsts = append(t.firsts, uint32(w*64+bits.TrailingZeros64(x)))
+		}
+	}
 }
 
 // position is the index among all cases of the case first seen at line.
