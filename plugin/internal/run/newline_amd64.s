@@ -1,5 +1,18 @@
 #include "textflag.h"
 
+// STEP128 compares the 128 bytes at DI with the newlines in Y1 (into Y2
+// to Y5) and goes to found when one is.
+#define STEP128 \
+	VPCMPEQB 0(DI), Y1, Y2 \
+	VPCMPEQB 32(DI), Y1, Y3 \
+	VPCMPEQB 64(DI), Y1, Y4 \
+	VPCMPEQB 96(DI), Y1, Y5 \
+	VPOR Y2, Y3, Y6 \
+	VPOR Y4, Y5, Y7 \
+	VPOR Y6, Y7, Y7 \
+	VPTEST Y7, Y7 \
+	JNZ found
+
 // func newlineAVX2(b []byte) int
 //
 // The index of the first '\n' in b (len(b) >= 128), -1 when there is
@@ -18,28 +31,12 @@ TEXT ·newlineAVX2(SB), NOSPLIT, $0-32
 loop:
 	CMPQ DI, R11
 	JAE last
-	VPCMPEQB 0(DI), Y1, Y2
-	VPCMPEQB 32(DI), Y1, Y3
-	VPCMPEQB 64(DI), Y1, Y4
-	VPCMPEQB 96(DI), Y1, Y5
-	VPOR Y2, Y3, Y6
-	VPOR Y4, Y5, Y7
-	VPOR Y6, Y7, Y7
-	VPTEST Y7, Y7
-	JNZ found
+	STEP128
 	ADDQ $128, DI
 	JMP loop
 last:
 	MOVQ R11, DI
-	VPCMPEQB 0(DI), Y1, Y2
-	VPCMPEQB 32(DI), Y1, Y3
-	VPCMPEQB 64(DI), Y1, Y4
-	VPCMPEQB 96(DI), Y1, Y5
-	VPOR Y2, Y3, Y6
-	VPOR Y4, Y5, Y7
-	VPOR Y6, Y7, Y7
-	VPTEST Y7, Y7
-	JNZ found
+	STEP128
 	VZEROUPPER
 	MOVQ $-1, ret+24(FP)
 	RET

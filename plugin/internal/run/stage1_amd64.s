@@ -53,6 +53,11 @@ DATA bracketbytes<>+32(SB)/8, $0x7d7d7d7d7d7d7d7d
 DATA bracketbytes<>+40(SB)/8, $0x7d7d7d7d7d7d7d7d
 GLOBL bracketbytes<>(SB), RODATA|NOPTR, $48
 
+// AVXQUOTES loads Y1 and Y2 with quotes and backslashes.
+#define AVXQUOTES \
+	VPBROADCASTB ·stringbytes+0(SB), Y1 \
+	VPBROADCASTB ·stringbytes+16(SB), Y2
+
 // PROLOGUE loads the arguments, zeroes the bracket masks and tests the
 // number of blocks.
 #define PROLOGUE \
@@ -95,6 +100,27 @@ done:
 	VPCMPEQB y, Y6, Y6 \
 	VPMOVMSKB Y6, ctl
 
+// ESCAPES, given the backslashes in BX, the same ORed with the carry (R14)
+// in R9 and 0xaaaaaaaaaaaaaaaa in odd, puts the bytes they escape in BX,
+// as escapes finds them, and the carry into the next block in R14, and
+// drops the escaped quotes from AX; R8 and R10 are scratch.
+#define ESCAPES(odd) \
+	MOVQ R14, R10 \
+	NOTQ R10 \
+	ANDQ BX, R10 \
+	MOVQ R10, R8 \
+	SHLQ $1, R8 \
+	ORQ odd, R8 \
+	SUBQ R10, R8 \
+	XORQ odd, R8 \
+	XORQ R8, R9 \
+	ANDQ BX, R8 \
+	SHRQ $63, R8 \
+	MOVQ R8, R14 \
+	MOVQ R9, BX \
+	NOTQ R9 \
+	ANDQ R9, AX
+
 // The bytes that follow a backslash in a two-byte escape (" \ / b f n r t)
 // by nibble, for VPSHUFB: a byte is one when the entries of its high
 // nibble (the first 16 bytes) and its low nibble (the next 16) share a
@@ -130,8 +156,7 @@ TEXT ·stageAVX2(SB), NOSPLIT, $0-56
 	JZ avxdone
 	MOVQ carry+48(FP), R8
 	MOVQ 0(R8), R14
-	VPBROADCASTB ·stringbytes+0(SB), Y1
-	VPBROADCASTB ·stringbytes+16(SB), Y2
+	AVXQUOTES
 	VPBROADCASTB ·stringbytes+32(SB), Y3
 	VBROADCASTI128 escnibbles<>+0(SB), Y9
 	VBROADCASTI128 escnibbles<>+16(SB), Y10
@@ -147,21 +172,7 @@ avxloop:
 	MOVQ BX, R9
 	ORQ R14, R9
 	JZ avxstore
-	MOVQ R14, R10
-	NOTQ R10
-	ANDQ BX, R10 // potential
-	MOVQ R10, R8
-	SHLQ $1, R8
-	ORQ R13, R8
-	SUBQ R10, R8
-	XORQ R13, R8 // code
-	XORQ R8, R9 // escaped
-	ANDQ BX, R8
-	SHRQ $63, R8
-	MOVQ R8, R14 // carry
-	MOVQ R9, BX
-	NOTQ R9
-	ANDQ R9, AX
+	ESCAPES(R13)
 	NOTTWO(Y0, R10)
 	NOTTWO(Y7, R8)
 	SHLQ $32, R8
@@ -177,23 +188,13 @@ avxstore:
 avxdone:
 	RET
 
-// BHALF sets r to the mask of the bytes of Y4 and Y5 equal to those of
-// yc (Y4's in the low half); Y6 and R8 are scratch.
-#define BHALF(yc, r) \
-	VPCMPEQB yc, Y4, Y6 \
-	VPMOVMSKB Y6, r \
-	VPCMPEQB yc, Y5, Y6 \
-	VPMOVMSKB Y6, R8 \
-	SHLQ $32, R8 \
-	ORQ R8, r
-
-// BYTEMASK sets r to the mask of the bytes of Y0 and Y7 equal to those of
-// yc (Y0's in the low half); Y4 and R8 are scratch.
-#define BYTEMASK(yc, r) \
-	VPCMPEQB yc, Y0, Y4 \
-	VPMOVMSKB Y4, r \
-	VPCMPEQB yc, Y7, Y4 \
-	VPMOVMSKB Y4, R8 \
+// EQMASK sets r to the mask of the bytes of lo and hi (hi's in the high
+// half) equal to those of yc; t and R8 are scratch.
+#define EQMASK(lo, hi, yc, r, t) \
+	VPCMPEQB yc, lo, t \
+	VPMOVMSKB t, r \
+	VPCMPEQB yc, hi, t \
+	VPMOVMSKB t, R8 \
 	SHLQ $32, R8 \
 	ORQ R8, r
 
@@ -218,8 +219,7 @@ TEXT ·looseSkipAVX2(SB), NOSPLIT, $0-40
 	MOVQ 16(DI), R15
 	TESTQ CX, CX
 	JZ skipnone
-	VPBROADCASTB ·stringbytes+0(SB), Y1
-	VPBROADCASTB ·stringbytes+16(SB), Y2
+	AVXQUOTES
 	VPBROADCASTB bracketbytes<>+0(SB), Y8
 	VPBROADCASTB bracketbytes<>+16(SB), Y9
 	VPBROADCASTB bracketbytes<>+32(SB), Y10
@@ -228,30 +228,16 @@ TEXT ·looseSkipAVX2(SB), NOSPLIT, $0-40
 skiploop:
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y7
-	BYTEMASK(Y1, AX)
-	BYTEMASK(Y2, BX)
+	EQMASK(Y0, Y7, Y1, AX, Y4)
+	EQMASK(Y0, Y7, Y2, BX, Y4)
 	VPOR Y8, Y0, Y4
 	VPOR Y8, Y7, Y5
-	BHALF(Y9, R11)
-	BHALF(Y10, R12)
+	EQMASK(Y4, Y5, Y9, R11, Y6)
+	EQMASK(Y4, Y5, Y10, R12, Y6)
 	MOVQ BX, R9
 	ORQ R14, R9
 	JZ skipplain
-	MOVQ R14, R10
-	NOTQ R10
-	ANDQ BX, R10 // potential
-	MOVQ R10, R8
-	SHLQ $1, R8
-	ORQ DX, R8
-	SUBQ R10, R8
-	XORQ DX, R8 // code
-	XORQ R8, R9 // escaped
-	ANDQ BX, R8
-	SHRQ $63, R8
-	MOVQ R8, R14 // carry
-	MOVQ R9, BX
-	NOTQ R9
-	ANDQ R9, AX
+	ESCAPES(DX)
 	JMP skipstrings
 skipplain:
 	// No backslash and no carry: BX, the escaped bytes, is 0.

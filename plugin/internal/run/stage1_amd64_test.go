@@ -47,15 +47,7 @@ func FuzzStageAVX2(f *testing.F) {
 		if len(pattern) == 0 || run < 1 || blocks < 0 || blocks > 12 {
 			return
 		}
-		b := make([]byte, 64*blocks)
-		for i := range b {
-			b[i] = pattern[(i+shift&0xff)%len(pattern)]
-		}
-		if shift&0x100 != 0 && len(b) > 1 { // a run of backslashes up to a block's end
-			for i := len(b)/2 - shift&63; i >= 0 && i < len(b)/2; i++ {
-				b[i] = '\\'
-			}
-		}
+		b := blockLine(pattern, shift, blocks)
 		want := make([]stageBlock, blocks)
 		var wantCarry uint64
 		stageChunkWords(b, want, &wantCarry)
@@ -89,15 +81,7 @@ func FuzzLooseSkipAMD64(f *testing.F) {
 		if len(pattern) == 0 || run < 1 || blocks < 0 || blocks > 12 {
 			return
 		}
-		b := make([]byte, 64*blocks)
-		for i := range b {
-			b[i] = pattern[(i+shift&0xff)%len(pattern)]
-		}
-		if shift&0x100 != 0 && len(b) > 1 { // a run of backslashes up to a block's end
-			for i := len(b)/2 - shift&63; i >= 0 && i < len(b)/2; i++ {
-				b[i] = '\\'
-			}
-		}
+		b := blockLine(pattern, shift, blocks)
 		want := skipState{depth: depth}
 		wantEnd := looseSkipWords(b, &want)
 		got := skipState{depth: depth}
@@ -111,4 +95,20 @@ func FuzzLooseSkipAMD64(f *testing.F) {
 			t.Fatalf("%q in runs of %d from depth %d: %d, %+v; want %d, %+v", b, run, depth, end, got, wantEnd, want)
 		}
 	})
+}
+
+// blockLine is a line of whole blocks for the fuzz targets: pattern
+// repeated from shift on, and with shift's bit 8 a run of backslashes (of
+// up to 63, by its low bits) up to the middle of the line.
+func blockLine(pattern []byte, shift, blocks int) []byte {
+	b := make([]byte, 64*blocks)
+	for i := range b {
+		b[i] = pattern[(i+shift&0xff)%len(pattern)]
+	}
+	if shift&0x100 != 0 && len(b) > 1 { // a run of backslashes up to a block's end
+		for i := len(b)/2 - shift&63; i >= 0 && i < len(b)/2; i++ {
+			b[i] = '\\'
+		}
+	}
+	return b
 }

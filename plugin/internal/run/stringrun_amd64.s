@@ -14,6 +14,59 @@
 	POR t, m \
 	POR u, m
 
+// SSEBYTES loads X1, X2 and X3 with ·stringbytes's quotes, backslashes
+// and 0x1f.
+#define SSEBYTES \
+	MOVOU ·stringbytes+0(SB), X1 \
+	MOVOU ·stringbytes+16(SB), X2 \
+	MOVOU ·stringbytes+32(SB), X3
+
+// STEP32 sets m to the special bytes (SPECIAL) of the 32 at AX and goes to
+// found when there is one, to short when fewer than 32 are left, else
+// moves AX past them; R9 is scratch.
+#define STEP32(m, short, found) \
+	LEAQ 32(AX), CX \
+	CMPQ CX, DX \
+	JA short \
+	MOVOU (SI)(AX*1), X0 \
+	MOVOU 16(SI)(AX*1), X7 \
+	SPECIAL(X0, X4, X5, X6) \
+	SPECIAL(X7, X8, X9, X10) \
+	PMOVMSKB X4, m \
+	PMOVMSKB X8, R9 \
+	SHLQ $16, R9 \
+	ORQ R9, m \
+	TESTQ m, m \
+	JNZ found \
+	ADDQ $32, AX
+
+// STEP16 is STEP32 for 16 bytes.
+#define STEP16(m, short, found) \
+	LEAQ 16(AX), CX \
+	CMPQ CX, DX \
+	JA short \
+	MOVOU (SI)(AX*1), X0 \
+	SPECIAL(X0, X4, X5, X6) \
+	PMOVMSKB X4, m \
+	TESTQ m, m \
+	JNZ found \
+	ADDQ $16, AX
+
+// TAILSTEP goes to done at the end of b, to special when b[AX] is a quote,
+// a backslash or a control character, else moves AX past it; R8 is
+// scratch.
+#define TAILSTEP(done, special) \
+	CMPQ AX, DX \
+	JAE done \
+	MOVBLZX (SI)(AX*1), R8 \
+	CMPB R8, $0x22 \
+	JEQ special \
+	CMPB R8, $0x5c \
+	JEQ special \
+	CMPB R8, $0x20 \
+	JB special \
+	INCQ AX
+
 // The bytes that follow a backslash in a two-byte escape, as bit sets of
 // 0x00-0x3f (" and /) and 0x40-0x7f (\ b f n r t).
 #define ESC_LOW $0x0000800400000000
@@ -35,35 +88,12 @@ TEXT ·stringRun(SB), NOSPLIT, $0-41
 	MOVQ b_len+8(FP), DX
 	MOVQ i+24(FP), AX
 	XORL DI, DI
-	MOVOU ·stringbytes+0(SB), X1
-	MOVOU ·stringbytes+16(SB), X2
-	MOVOU ·stringbytes+32(SB), X3
+	SSEBYTES
 loop32:
-	LEAQ 32(AX), CX
-	CMPQ CX, DX
-	JA loop16
-	MOVOU (SI)(AX*1), X0
-	MOVOU 16(SI)(AX*1), X7
-	SPECIAL(X0, X4, X5, X6)
-	SPECIAL(X7, X8, X9, X10)
-	PMOVMSKB X4, BX
-	PMOVMSKB X8, R9
-	SHLQ $16, R9
-	ORQ R9, BX
-	TESTQ BX, BX
-	JNZ found
-	ADDQ $32, AX
+	STEP32(BX, loop16, found)
 	JMP loop32
 loop16:
-	LEAQ 16(AX), CX
-	CMPQ CX, DX
-	JA tail
-	MOVOU (SI)(AX*1), X0
-	SPECIAL(X0, X4, X5, X6)
-	PMOVMSKB X4, BX
-	TESTQ BX, BX
-	JNZ found
-	ADDQ $16, AX
+	STEP16(BX, tail, found)
 	JMP loop16
 found:
 	BSFQ BX, BX
@@ -91,16 +121,7 @@ test:
 	MOVL $1, DI
 	JMP loop32
 tail:
-	CMPQ AX, DX
-	JAE done
-	MOVBLZX (SI)(AX*1), BX
-	CMPB BL, $0x22
-	JEQ special
-	CMPB BL, $0x5c
-	JEQ special
-	CMPB BL, $0x20
-	JB special
-	INCQ AX
+	TAILSTEP(done, special)
 	JMP tail
 done:
 	MOVQ AX, j+32(FP)
@@ -144,35 +165,12 @@ scanavx:
 	ADDQ $32, AX
 	JMP scanavx
 scansse:
-	MOVOU ·stringbytes+0(SB), X1
-	MOVOU ·stringbytes+16(SB), X2
-	MOVOU ·stringbytes+32(SB), X3
+	SSEBYTES
 scan32:
-	LEAQ 32(AX), CX
-	CMPQ CX, DX
-	JA scan16
-	MOVOU (SI)(AX*1), X0
-	MOVOU 16(SI)(AX*1), X7
-	SPECIAL(X0, X4, X5, X6)
-	SPECIAL(X7, X8, X9, X10)
-	PMOVMSKB X4, R8
-	PMOVMSKB X8, R9
-	SHLQ $16, R9
-	ORQ R9, R8
-	TESTQ R8, R8
-	JNZ scanfound
-	ADDQ $32, AX
+	STEP32(R8, scan16, scanfound)
 	JMP scan32
 scan16:
-	LEAQ 16(AX), CX
-	CMPQ CX, DX
-	JA scantail
-	MOVOU (SI)(AX*1), X0
-	SPECIAL(X0, X4, X5, X6)
-	PMOVMSKB X4, R8
-	TESTQ R8, R8
-	JNZ scanfound
-	ADDQ $16, AX
+	STEP16(R8, scantail, scanfound)
 	JMP scan16
 scanfound:
 	BSFQ R8, R8
@@ -230,16 +228,7 @@ scanon:
 	JNZ scanavx
 	JMP scan32
 scantail:
-	CMPQ AX, DX
-	JAE scandone
-	MOVBLZX (SI)(AX*1), R8
-	CMPB R8, $0x22
-	JEQ scanspecial
-	CMPB R8, $0x5c
-	JEQ scanspecial
-	CMPB R8, $0x20
-	JB scanspecial
-	INCQ AX
+	TAILSTEP(scandone, scanspecial)
 	JMP scantail
 scanbad:
 	XORL BX, BX
