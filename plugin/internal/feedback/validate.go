@@ -569,10 +569,7 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 	if r.parts == nil || raw[0] != '{' {
 		doc, ok := t.read(raw, 2) // in the document and per_case
 		if !ok {
-			if err := r.flush(t, block); err != nil {
-				return true, err // an earlier entry's error comes first
-			}
-			return false, nil
+			return r.notJSON(t, block)
 		}
 		return true, r.checkWhole(t, block, i, doc)
 	}
@@ -580,36 +577,96 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 	m.members, m.seq = m.members[:0], m.seq[:0]
 	t.b, t.i, t.bad = raw, 0, false
 	t.object(func(k string) {
-		m.appendName(k)
 		start := skipSpace(t.b, t.i)
-		mb := entryMember{key: k, prop: -1}
-		if p, declared := r.parts.names[k]; declared {
-			mb.prop = p
-			if !slices.Contains(identityFields[:], k) && m.worth(p) {
-				end := skipValue(t.b, start)
-				mb.raw, mb.looked = t.b[start:end], true
-				if mb.found, mb.seen = m.lookup(p, mb.raw); mb.seen {
-					t.i = end
-					m.members = append(m.members, mb)
-					return
-				}
+		mb, first := r.newMember(m, k)
+		if first {
+			end := skipValue(t.b, start)
+			if m.look(&mb, t.b[start:end]) {
+				t.i = end
+				m.members = append(m.members, mb)
+				return
 			}
 		}
-		mb.v = t.value(3) // in the document, per_case and the entry
-		mb.raw = t.b[start:t.i]
-		if mb.prop >= 0 && !mb.looked && m.worth(mb.prop) { // an identity field
-			mb.found, mb.seen = m.lookup(mb.prop, mb.raw)
-			mb.looked = true
-		}
-		m.members = append(m.members, mb)
+		mb.v = t.value(entryDepth)
+		m.decoded(mb, t.b[start:t.i])
 	})
 	if t.space(); t.bad || t.i != len(t.b) {
-		if err := r.flush(t, block); err != nil {
-			return true, err
-		}
-		return false, nil
+		return r.notJSON(t, block)
 	}
 	return true, r.byParts(t, m, block, i)
+}
+
+// entryDepth is the depth of an entry's values: in the document, per_case
+// and the entry.
+const entryDepth = 3
+
+// checkEncoded is checkRaw of the entry e has just encoded, entry i of
+// block, by parts (r.parts is not nil), from what e noted of its members
+// as it wrote them: each member's key and value are those checkRaw reads
+// from the bytes (the key is what they decode to, readBack; a string value
+// too), so no byte is read again but those of a value that is not a
+// string and was not judged before.
+func (r *entryResults) checkEncoded(t *treeReader, block, i int, e *entryEncoder) (ok bool, err error) {
+	m := r.memo(t)
+	m.members, m.seq = m.members[:0], m.seq[:0]
+	for _, em := range e.members {
+		raw := e.b[em.start:em.end]
+		mb, first := r.newMember(m, readBack(em.key))
+		if first && m.look(&mb, raw) {
+			m.members = append(m.members, mb)
+			continue
+		}
+		if em.isStr {
+			mb.v = readBack(em.str)
+		} else if mb.v, ok = t.read(raw, entryDepth); !ok {
+			return r.notJSON(t, block)
+		}
+		m.decoded(mb, raw)
+	}
+	return true, r.byParts(t, m, block, i)
+}
+
+// notJSON is checkRaw's result for an entry that is not JSON, unless an
+// earlier entry's value still to be validated fails first: an earlier
+// entry's error comes first.
+func (r *entryResults) notJSON(t *treeReader, block int) (ok bool, err error) {
+	if err := r.flush(t, block); err != nil {
+		return true, err
+	}
+	return false, nil
+}
+
+// newMember adds the name k to the entry being checked and starts its
+// member; first tells whether its value is looked up in the memo by its
+// bytes before it is decoded (a declared property but an identity field,
+// whose value is needed, when looking it up is worth it).
+func (r *entryResults) newMember(m *entryMemo, k string) (mb entryMember, first bool) {
+	m.appendName(k)
+	mb = entryMember{key: k, prop: -1}
+	p, declared := r.parts.names[k]
+	if !declared {
+		return mb, false
+	}
+	mb.prop = p
+	return mb, !slices.Contains(identityFields[:], k) && m.worth(p)
+}
+
+// look looks the value raw of mb up in the memo, telling whether it was
+// judged before.
+func (m *entryMemo) look(mb *entryMember, raw []byte) bool {
+	mb.raw, mb.looked = raw, true
+	mb.found, mb.seen = m.lookup(mb.prop, raw)
+	return mb.seen
+}
+
+// decoded adds mb, its value decoded from raw, to the members of the entry
+// being checked; an identity field is looked up in the memo now.
+func (m *entryMemo) decoded(mb entryMember, raw []byte) {
+	mb.raw = raw
+	if mb.prop >= 0 && !mb.looked && m.worth(mb.prop) {
+		m.look(&mb, raw)
+	}
+	m.members = append(m.members, mb)
 }
 
 // checkWhole validates entry i of block, decoded as doc, whole.

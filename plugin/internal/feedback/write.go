@@ -176,22 +176,30 @@ func (bl *blocks) drain(write func(b []byte), done <-chan struct{}) {
 
 // encodeCases encodes cases as the items of per_case, in blocks on every
 // core, validating each with the entry schema s as it goes (when s is not
-// nil): checkRaw reads the bytes just encoded, so a value seen before is
-// not decoded again. Each block goes to bl once it is checked.
+// nil): by parts from the members the encoder notes (checkEncoded), else
+// by checkRaw of the bytes just encoded, so a value seen before is not
+// decoded again. Each block goes to bl once it is checked.
 func encodeCases(cases []Case, s *gojsonschema.Schema, bl *blocks) ([]Problem, error) {
 	r := newEntryResults(s, len(cases))
 	var size atomic.Int64 // of the largest block so far, to size the next
 	err := inBlocks(len(cases), func(t *treeReader, block, lo, hi int) error {
-		e := encoder{b: bl.buffer(size.Load() * 9 / 8), open: []container{{}, {n: lo, array: true}}} // per_case's items are at depth 2
+		e := entryEncoder{encoder: encoder{b: bl.buffer(size.Load() * 9 / 8), open: []container{{}, {n: lo, array: true}}}} // per_case's items are at depth 2
 		for i := lo; i < hi; i++ {
 			start := len(e.b)
+			e.members = e.members[:0]
 			emitCase(&e, &cases[i])
 			if e.err != nil {
 				return fmt.Errorf("per_case.%d: %w", i, e.err)
 			}
 			if s != nil {
-				raw := e.b[start:]
-				ok, err := r.checkRaw(t, block, i, raw[bytes.IndexByte(raw, '{'):])
+				var ok bool
+				var err error
+				if r.parts != nil {
+					ok, err = r.checkEncoded(t, block, i, &e)
+				} else {
+					raw := e.b[start:]
+					ok, err = r.checkRaw(t, block, i, raw[bytes.IndexByte(raw, '{'):])
+				}
 				if err != nil {
 					return err
 				}
