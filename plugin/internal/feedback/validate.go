@@ -478,10 +478,29 @@ type entryMember struct {
 	key    string
 	prop   int    // entryParts index, -1 for a name the schema does not declare
 	raw    []byte // the key of its value
-	v      any    // its value, nil when raw was judged before (checkRaw)
-	looked bool   // raw was looked up in the memo
-	seen   bool   // and found there, with these problems
+	v      any    // its value, nil when raw was judged before (checkRaw) or it is str
+	str    string // its value when isStr, a string not yet made an any (checkEncoded)
+	isStr  bool
+	looked bool // raw was looked up in the memo
+	seen   bool // and found there, with these problems
 	found  []Problem
+}
+
+// value is mb's value.
+func (mb *entryMember) value() any {
+	if mb.isStr {
+		return mb.str
+	}
+	return mb.v
+}
+
+// text is mb's value when it is a string, else "".
+func (mb *entryMember) text() string {
+	if mb.isStr {
+		return mb.str
+	}
+	s, _ := mb.v.(string)
+	return s
 }
 
 // piece is some of the problems of entry i: problems, or when part is not
@@ -617,7 +636,7 @@ func (r *entryResults) checkEncoded(t *treeReader, block, i int, e *entryEncoder
 			continue
 		}
 		if em.isStr {
-			mb.v = readBack(em.str)
+			mb.str, mb.isStr = readBack(em.str), true
 		} else if mb.v, ok = t.read(raw, entryDepth); !ok {
 			return r.notJSON(t, block)
 		}
@@ -721,13 +740,13 @@ func (r *entryResults) byParts(t *treeReader, m *entryMemo, block, i int) error 
 			m.enqueue(i, mb)
 		}
 	}
-	r.keys[i] = keyOf(func(k string) any {
+	r.keys[i] = keyOf(func(k string) string {
 		for j := len(m.members) - 1; j >= 0; j-- {
 			if m.members[j].key == k {
-				return m.members[j].v
+				return m.members[j].text()
 			}
 		}
-		return nil
+		return ""
 	})
 	return nil
 }
@@ -754,7 +773,7 @@ func (m *entryMemo) enqueue(i int, mb entryMember) {
 		m.queued[p][key] = len(m.queue[p])
 	}
 	m.add(piece{i: i, part: p, k: len(m.queue[p])})
-	m.queue[p] = append(m.queue[p], queued{key: mb.key, v: mb.v, memoKey: key, i: i})
+	m.queue[p] = append(m.queue[p], queued{key: mb.key, v: mb.value(), memoKey: key, i: i})
 }
 
 // flush validates the values queued by the entries of block, property by
@@ -1070,19 +1089,18 @@ func entryKeys(entries []json.RawMessage) []caseid.ID {
 // schema reports them.
 func entryKey(entry any) caseid.ID {
 	e, _ := entry.(map[string]any)
-	return keyOf(func(k string) any { return e[k] })
+	return keyOf(func(k string) string {
+		s, _ := e[k].(string)
+		return s
+	})
 }
 
 // identityFields are the names of an entry's identity (see keyOf).
 var identityFields = [...]string{"suite", "test_id", "target", "variant", "eval_path"}
 
-// keyOf is the identity of the entry whose member k is field(k) (nil when
-// it has none).
-func keyOf(field func(k string) any) caseid.ID {
-	text := func(k string) string {
-		s, _ := field(k).(string)
-		return s
-	}
+// keyOf is the identity of the entry whose member k is the string text(k)
+// ("" when it has none or it is not a string).
+func keyOf(text func(k string) string) caseid.ID {
 	return caseid.ID{Suite: text("suite"), TestID: text("test_id"), Target: text("target"), Variant: text("variant"), EvalPath: text("eval_path")}
 }
 
