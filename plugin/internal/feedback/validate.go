@@ -466,6 +466,7 @@ type entryMemo struct {
 	tally   []memoTally            // by entryParts index
 	seq     []byte                 // the names of the entry being checked
 	members []entryMember          // of the entry being checked
+	last    []int                  // by entryParts index: its member that counts (byParts)
 	pieces  []piece                // the block's problems
 	queue   [][]queued             // by entryParts index: the block's values to validate
 	queued  []map[string]int       // by entryParts index: a looked-up value's place in queue
@@ -553,7 +554,7 @@ func (r *entryResults) memo(t *treeReader) *entryMemo {
 	}
 	n := len(r.parts.one)
 	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, n), tally: make([]memoTally, n),
-		queue: make([][]queued, n), queued: make([]map[string]int, n)}
+		last: make([]int, n), queue: make([][]queued, n), queued: make([]map[string]int, n)}
 	for p := range n {
 		m.props[p], m.queued[p] = map[string][]Problem{}, map[string]int{}
 	}
@@ -731,7 +732,12 @@ func (r *entryResults) byParts(t *treeReader, m *entryMemo, block, i int) error 
 	}
 	m.add(piece{i: i, part: -1, problems: problems})
 	for j, mb := range m.members {
-		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
+		if mb.prop >= 0 {
+			m.last[mb.prop] = j // the last of a repeated key counts
+		}
+	}
+	for j, mb := range m.members {
+		if mb.prop < 0 || m.last[mb.prop] != j {
 			continue // not declared, or not the member that counts
 		}
 		if mb.seen {
