@@ -317,6 +317,59 @@ func (e *encoder) raw(v json.RawMessage) {
 	e.b = append(e.b, b.Bytes()...)
 }
 
+// entryEncoder is the encoder of per_case's entries: it notes where each
+// member of the entry being encoded lies in b, and a string value itself,
+// for entryResults.checkEncoded. Start each entry with members empty.
+type entryEncoder struct {
+	encoder
+	members []encodedMember
+}
+
+// encodedMember is a member of the entry being encoded: its key as
+// written (before escaping) and where its value lies in b.
+type encodedMember struct {
+	key        string
+	start, end int
+	str        string // the value, when isStr: a string
+	isStr      bool
+}
+
+// inEntry tells whether the next token is a member of the entry (a key)
+// or the value of one (anything else).
+func (e *entryEncoder) inEntry() bool { return len(e.open) == entryDepth }
+
+// closeMember ends the member before, if any, where b ends.
+func (e *entryEncoder) closeMember() {
+	if n := len(e.members); n > 0 && e.members[n-1].end < 0 {
+		e.members[n-1].end = len(e.b)
+	}
+}
+
+func (e *entryEncoder) key(k string, html bool) {
+	if !e.inEntry() {
+		e.encoder.key(k, html)
+		return
+	}
+	e.closeMember()
+	e.encoder.key(k, html)
+	e.members = append(e.members, encodedMember{key: k, start: len(e.b), end: -1})
+}
+
+func (e *entryEncoder) str(s string) {
+	if e.inEntry() {
+		m := &e.members[len(e.members)-1]
+		m.str, m.isStr = s, true
+	}
+	e.encoder.str(s)
+}
+
+func (e *entryEncoder) end() {
+	if e.inEntry() {
+		e.closeMember()
+	}
+	e.encoder.end()
+}
+
 // treeSink builds the tree the tokens' JSON decodes to (see tree): strings
 // as encoding/json reads back what it wrote, numbers as json.Number. It
 // reports no errors: the encoder of the same tokens does.

@@ -3,9 +3,11 @@ package feedback
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,4 +311,96 @@ func fillEvery(v reflect.Value) {
 	default:
 		panic("fillEvery: a field of kind " + v.Kind().String())
 	}
+}
+
+// checkedBothWays checks cases by parts one after another, as a write
+// does (checkEncoded, from what the encoder notes of each entry) and as
+// Validate does (checkRaw of the bytes encoded), and fails unless both
+// see the same names and members (keys, properties, value bytes, decoded
+// values, memo results) and find the same problems and identities.
+func checkedBothWays(t *testing.T, cases []Case) {
+	t.Helper()
+	byPartsAlways(t)
+	ss, err := compiledSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, read := newEntryResults(ss.entry, len(cases)), newEntryResults(ss.entry, len(cases))
+	if written.parts == nil {
+		t.Fatal("the schema does not split")
+	}
+	var tw, tr treeReader
+	e := entryEncoder{encoder: encoder{open: []container{{}, {array: true}}}}
+	for i := range cases {
+		block := i / entryBlock
+		start := len(e.b)
+		e.members = e.members[:0]
+		if emitCase(&e, &cases[i]); e.err != nil {
+			return // a write stops here
+		}
+		raw := e.b[start:]
+		okW, errW := written.checkEncoded(&tw, block, i, &e)
+		okR, errR := read.checkRaw(&tr, block, i, raw[bytes.IndexByte(raw, '{'):])
+		if okW != okR || fmt.Sprint(errW) != fmt.Sprint(errR) {
+			t.Fatalf("per_case.%d: checkEncoded = %v, %v; checkRaw = %v, %v", i, okW, errW, okR, errR)
+		}
+		if !okW || errW != nil {
+			return
+		}
+		if mw, mr := tw.memo, tr.memo; string(mw.seq) != string(mr.seq) || !reflect.DeepEqual(asRead(mw.members), mr.members) {
+			t.Fatalf("per_case.%d: checkEncoded saw %s %#v\ncheckRaw %s %#v", i, mw.seq, mw.members, mr.seq, mr.members)
+		}
+		if i%entryBlock == entryBlock-1 || i == len(cases)-1 {
+			if errW, errR := written.flush(&tw, block), read.flush(&tr, block); fmt.Sprint(errW) != fmt.Sprint(errR) {
+				t.Fatalf("block %d: flush = %v after checkEncoded, %v after checkRaw", block, errW, errR)
+			}
+		}
+	}
+	if pw, pr := written.problems(), read.problems(); !reflect.DeepEqual(pw, pr) {
+		t.Fatalf("checkEncoded found\n%v\ncheckRaw\n%v", pw, pr)
+	}
+}
+
+// asRead is members with each string value made an any, as checkRaw
+// makes it.
+func asRead(members []entryMember) []entryMember {
+	read := slices.Clone(members)
+	for k := range read {
+		read[k].v, read[k].str, read[k].isStr = read[k].value(), "", false
+	}
+	return read
+}
+
+// TestEncodedMembersAsRead: on random entries, with unknown fields and
+// every kind of string and number, many of them repeating values the memo
+// knows, checking an entry from what its encoder noted is checking its
+// bytes; and a write by parts finds Validate's problems.
+func TestEncodedMembersAsRead(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 42))
+	var cases []Case
+	for range 5*entryBlock + 7 {
+		cases = append(cases, randomCase(r))
+	}
+	checkedBothWays(t, cases)
+	f := randomFile(r)
+	f.PerCase = cases
+	sameAsEncodingJSON(t, f)
+}
+
+// FuzzEncodedMembers: the entries of every file that decodes, twice over
+// (the second time judged before), are checked alike from what the
+// encoder notes and from their bytes.
+func FuzzEncodedMembers(f *testing.F) {
+	for _, s := range feedbackSeeds(f) {
+		f.Add(s)
+	}
+	f.Add([]byte(`{"per_case":[{"test_id":"a","verdict":"flaky","x\u003c":"\u2028","automated":{"score":1e-7,"q":[1, 2]},` +
+		`"carried_from":{"run_id":"p"},"e":{"deep":{"er":[{}]}},"stale":true,"fingerprint_version":2,"notes":"\ufffd"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var file File
+		if json.Unmarshal(data, &file) != nil {
+			return
+		}
+		checkedBothWays(t, slices.Concat(file.PerCase, file.PerCase))
+	})
 }

@@ -466,6 +466,7 @@ type entryMemo struct {
 	tally   []memoTally            // by entryParts index
 	seq     []byte                 // the names of the entry being checked
 	members []entryMember          // of the entry being checked
+	last    []int                  // by entryParts index: its member that counts (byParts)
 	pieces  []piece                // the block's problems
 	queue   [][]queued             // by entryParts index: the block's values to validate
 	queued  []map[string]int       // by entryParts index: a looked-up value's place in queue
@@ -478,10 +479,29 @@ type entryMember struct {
 	key    string
 	prop   int    // entryParts index, -1 for a name the schema does not declare
 	raw    []byte // the key of its value
-	v      any    // its value, nil when raw was judged before (checkRaw)
-	looked bool   // raw was looked up in the memo
-	seen   bool   // and found there, with these problems
+	v      any    // its value, nil when raw was judged before (checkRaw) or it is str
+	str    string // its value when isStr, a string not yet made an any (checkEncoded)
+	isStr  bool
+	looked bool // raw was looked up in the memo
+	seen   bool // and found there, with these problems
 	found  []Problem
+}
+
+// value is mb's value.
+func (mb *entryMember) value() any {
+	if mb.isStr {
+		return mb.str
+	}
+	return mb.v
+}
+
+// text is mb's value when it is a string, else "".
+func (mb *entryMember) text() string {
+	if mb.isStr {
+		return mb.str
+	}
+	s, _ := mb.v.(string)
+	return s
 }
 
 // piece is some of the problems of entry i: problems, or when part is not
@@ -534,7 +554,7 @@ func (r *entryResults) memo(t *treeReader) *entryMemo {
 	}
 	n := len(r.parts.one)
 	m := &entryMemo{names: map[string][]Problem{}, props: make([]map[string][]Problem, n), tally: make([]memoTally, n),
-		queue: make([][]queued, n), queued: make([]map[string]int, n)}
+		last: make([]int, n), queue: make([][]queued, n), queued: make([]map[string]int, n)}
 	for p := range n {
 		m.props[p], m.queued[p] = map[string][]Problem{}, map[string]int{}
 	}
@@ -569,10 +589,7 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 	if r.parts == nil || raw[0] != '{' {
 		doc, ok := t.read(raw, 2) // in the document and per_case
 		if !ok {
-			if err := r.flush(t, block); err != nil {
-				return true, err // an earlier entry's error comes first
-			}
-			return false, nil
+			return r.notJSON(t, block)
 		}
 		return true, r.checkWhole(t, block, i, doc)
 	}
@@ -580,36 +597,96 @@ func (r *entryResults) checkRaw(t *treeReader, block, i int, raw []byte) (ok boo
 	m.members, m.seq = m.members[:0], m.seq[:0]
 	t.b, t.i, t.bad = raw, 0, false
 	t.object(func(k string) {
-		m.appendName(k)
 		start := skipSpace(t.b, t.i)
-		mb := entryMember{key: k, prop: -1}
-		if p, declared := r.parts.names[k]; declared {
-			mb.prop = p
-			if !slices.Contains(identityFields[:], k) && m.worth(p) {
-				end := skipValue(t.b, start)
-				mb.raw, mb.looked = t.b[start:end], true
-				if mb.found, mb.seen = m.lookup(p, mb.raw); mb.seen {
-					t.i = end
-					m.members = append(m.members, mb)
-					return
-				}
+		mb, first := r.newMember(m, k)
+		if first {
+			end := skipValue(t.b, start)
+			if m.look(&mb, t.b[start:end]) {
+				t.i = end
+				m.members = append(m.members, mb)
+				return
 			}
 		}
-		mb.v = t.value(3) // in the document, per_case and the entry
-		mb.raw = t.b[start:t.i]
-		if mb.prop >= 0 && !mb.looked && m.worth(mb.prop) { // an identity field
-			mb.found, mb.seen = m.lookup(mb.prop, mb.raw)
-			mb.looked = true
-		}
-		m.members = append(m.members, mb)
+		mb.v = t.value(entryDepth)
+		m.decoded(mb, t.b[start:t.i])
 	})
 	if t.space(); t.bad || t.i != len(t.b) {
-		if err := r.flush(t, block); err != nil {
-			return true, err
-		}
-		return false, nil
+		return r.notJSON(t, block)
 	}
 	return true, r.byParts(t, m, block, i)
+}
+
+// entryDepth is the depth of an entry's values: in the document, per_case
+// and the entry.
+const entryDepth = 3
+
+// checkEncoded is checkRaw of the entry e has just encoded, entry i of
+// block, by parts (r.parts is not nil), from what e noted of its members
+// as it wrote them: each member's key and value are those checkRaw reads
+// from the bytes (the key is what they decode to, readBack; a string value
+// too), so no byte is read again but those of a value that is not a
+// string and was not judged before.
+func (r *entryResults) checkEncoded(t *treeReader, block, i int, e *entryEncoder) (ok bool, err error) {
+	m := r.memo(t)
+	m.members, m.seq = m.members[:0], m.seq[:0]
+	for _, em := range e.members {
+		raw := e.b[em.start:em.end]
+		mb, first := r.newMember(m, readBack(em.key))
+		if first && m.look(&mb, raw) {
+			m.members = append(m.members, mb)
+			continue
+		}
+		if em.isStr {
+			mb.str, mb.isStr = readBack(em.str), true
+		} else if mb.v, ok = t.read(raw, entryDepth); !ok {
+			return r.notJSON(t, block)
+		}
+		m.decoded(mb, raw)
+	}
+	return true, r.byParts(t, m, block, i)
+}
+
+// notJSON is checkRaw's result for an entry that is not JSON, unless an
+// earlier entry's value still to be validated fails first: an earlier
+// entry's error comes first.
+func (r *entryResults) notJSON(t *treeReader, block int) (ok bool, err error) {
+	if err := r.flush(t, block); err != nil {
+		return true, err
+	}
+	return false, nil
+}
+
+// newMember adds the name k to the entry being checked and starts its
+// member; first tells whether its value is looked up in the memo by its
+// bytes before it is decoded (a declared property but an identity field,
+// whose value is needed, when looking it up is worth it).
+func (r *entryResults) newMember(m *entryMemo, k string) (mb entryMember, first bool) {
+	m.appendName(k)
+	mb = entryMember{key: k, prop: -1}
+	p, declared := r.parts.names[k]
+	if !declared {
+		return mb, false
+	}
+	mb.prop = p
+	return mb, !slices.Contains(identityFields[:], k) && m.worth(p)
+}
+
+// look looks the value raw of mb up in the memo, telling whether it was
+// judged before.
+func (m *entryMemo) look(mb *entryMember, raw []byte) bool {
+	mb.raw, mb.looked = raw, true
+	mb.found, mb.seen = m.lookup(mb.prop, raw)
+	return mb.seen
+}
+
+// decoded adds mb, its value decoded from raw, to the members of the entry
+// being checked; an identity field is looked up in the memo now.
+func (m *entryMemo) decoded(mb entryMember, raw []byte) {
+	mb.raw = raw
+	if mb.prop >= 0 && !mb.looked && m.worth(mb.prop) {
+		m.look(&mb, raw)
+	}
+	m.members = append(m.members, mb)
 }
 
 // checkWhole validates entry i of block, decoded as doc, whole.
@@ -655,7 +732,12 @@ func (r *entryResults) byParts(t *treeReader, m *entryMemo, block, i int) error 
 	}
 	m.add(piece{i: i, part: -1, problems: problems})
 	for j, mb := range m.members {
-		if mb.prop < 0 || slices.ContainsFunc(m.members[j+1:], func(o entryMember) bool { return o.key == mb.key }) {
+		if mb.prop >= 0 {
+			m.last[mb.prop] = j // the last of a repeated key counts
+		}
+	}
+	for j, mb := range m.members {
+		if mb.prop < 0 || m.last[mb.prop] != j {
 			continue // not declared, or not the member that counts
 		}
 		if mb.seen {
@@ -664,13 +746,13 @@ func (r *entryResults) byParts(t *treeReader, m *entryMemo, block, i int) error 
 			m.enqueue(i, mb)
 		}
 	}
-	r.keys[i] = keyOf(func(k string) any {
+	r.keys[i] = keyOf(func(k string) string {
 		for j := len(m.members) - 1; j >= 0; j-- {
 			if m.members[j].key == k {
-				return m.members[j].v
+				return m.members[j].text()
 			}
 		}
-		return nil
+		return ""
 	})
 	return nil
 }
@@ -697,7 +779,7 @@ func (m *entryMemo) enqueue(i int, mb entryMember) {
 		m.queued[p][key] = len(m.queue[p])
 	}
 	m.add(piece{i: i, part: p, k: len(m.queue[p])})
-	m.queue[p] = append(m.queue[p], queued{key: mb.key, v: mb.v, memoKey: key, i: i})
+	m.queue[p] = append(m.queue[p], queued{key: mb.key, v: mb.value(), memoKey: key, i: i})
 }
 
 // flush validates the values queued by the entries of block, property by
@@ -1013,19 +1095,18 @@ func entryKeys(entries []json.RawMessage) []caseid.ID {
 // schema reports them.
 func entryKey(entry any) caseid.ID {
 	e, _ := entry.(map[string]any)
-	return keyOf(func(k string) any { return e[k] })
+	return keyOf(func(k string) string {
+		s, _ := e[k].(string)
+		return s
+	})
 }
 
 // identityFields are the names of an entry's identity (see keyOf).
 var identityFields = [...]string{"suite", "test_id", "target", "variant", "eval_path"}
 
-// keyOf is the identity of the entry whose member k is field(k) (nil when
-// it has none).
-func keyOf(field func(k string) any) caseid.ID {
-	text := func(k string) string {
-		s, _ := field(k).(string)
-		return s
-	}
+// keyOf is the identity of the entry whose member k is the string text(k)
+// ("" when it has none or it is not a string).
+func keyOf(text func(k string) string) caseid.ID {
 	return caseid.ID{Suite: text("suite"), TestID: text("test_id"), Target: text("target"), Variant: text("variant"), EvalPath: text("eval_path")}
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -94,15 +95,9 @@ func writeChecked(w io.Writer, f *File) (problems []Problem, err, werr error) {
 
 // encodeTo writes f encoded to w, its entries validated with the entry
 // schema s as they are (when s is not nil; the problems are unsorted).
-// The entries are encoded on every core (encodeCases) while the bytes
-// before them are written, and written block by block as they are ready.
+// The entries are encoded on every core (encodeCases), and each block of
+// them written by the core that finds it next in order.
 func encodeTo(w io.Writer, f *File, s *gojsonschema.Schema) (problems []Problem, err, werr error) {
-	bl := newBlocks(len(f.PerCase))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		problems, err = encodeCases(f.PerCase, s, bl)
-	}()
 	write := func(b []byte) {
 		if werr == nil {
 			_, werr = w.Write(b)
@@ -112,10 +107,9 @@ func encodeTo(w io.Writer, f *File, s *gojsonschema.Schema) (problems []Problem,
 	emitFile(e, f, func() {
 		write(e.b)
 		e.b = e.b[:0]
-		bl.drain(write, done)
+		problems, err = encodeCases(f.PerCase, s, newInOrder(len(f.PerCase), write))
 		e.open[len(e.open)-1].n += len(f.PerCase)
 	})
-	<-done
 	if err == nil {
 		err = e.err
 	}
@@ -126,72 +120,72 @@ func encodeTo(w io.Writer, f *File, s *gojsonschema.Schema) (problems []Problem,
 	return problems, nil, werr
 }
 
-// blocks hands the blocks of entries encodeCases encodes, each when it is
-// done, to drain, which writes them in order and gives their buffers back
-// for later blocks.
-type blocks struct {
-	ready []chan []byte // by block: its bytes, sent once
-	free  chan []byte   // buffers written out
+// inOrder writes the blocks of entries encodeCases encodes in order, each
+// as soon as it and those before it are done, on the core that finishes
+// it, and keeps their buffers for later blocks.
+type inOrder struct {
+	mu      sync.Mutex
+	write   func(b []byte)
+	pending [][]byte // by block: done, not yet written
+	next    int      // the block to write next
+	free    [][]byte // buffers written out
 }
 
-func newBlocks(entries int) *blocks {
-	bl := &blocks{ready: make([]chan []byte, blockCount(entries)), free: make(chan []byte, 4)}
-	for k := range bl.ready {
-		bl.ready[k] = make(chan []byte, 1)
-	}
-	return bl
+func newInOrder(entries int, write func(b []byte)) *inOrder {
+	return &inOrder{write: write, pending: make([][]byte, blockCount(entries))}
 }
 
 // buffer is a buffer written out, or a new one of size bytes.
-func (bl *blocks) buffer(size int64) []byte {
-	select {
-	case b := <-bl.free:
+func (o *inOrder) buffer(size int64) []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if n := len(o.free); n > 0 {
+		b := o.free[n-1]
+		o.free = o.free[:n-1]
 		return b[:0]
-	default:
-		return make([]byte, 0, size)
 	}
+	return make([]byte, 0, size)
 }
 
-// drain writes the blocks in order as they are ready, until done closes
-// before the next one is (encoding stopped at an error).
-func (bl *blocks) drain(write func(b []byte), done <-chan struct{}) {
-	for _, ready := range bl.ready {
-		var b []byte
-		select {
-		case b = <-ready:
-		case <-done:
-			select {
-			case b = <-ready:
-			default:
-				return
-			}
-		}
-		write(b)
-		select {
-		case bl.free <- b:
-		default:
-		}
+// done hands over block's bytes b, and writes every block now next in
+// order.
+func (o *inOrder) done(block int, b []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pending[block] = b
+	for ; o.next < len(o.pending) && o.pending[o.next] != nil; o.next++ {
+		o.write(o.pending[o.next])
+		o.free = append(o.free, o.pending[o.next])
+		o.pending[o.next] = nil
 	}
 }
 
 // encodeCases encodes cases as the items of per_case, in blocks on every
 // core, validating each with the entry schema s as it goes (when s is not
-// nil): checkRaw reads the bytes just encoded, so a value seen before is
-// not decoded again. Each block goes to bl once it is checked.
-func encodeCases(cases []Case, s *gojsonschema.Schema, bl *blocks) ([]Problem, error) {
+// nil): by parts from the members the encoder notes (checkEncoded), else
+// by checkRaw of the bytes just encoded, so a value seen before is not
+// decoded again. Each block goes to out once it is checked.
+func encodeCases(cases []Case, s *gojsonschema.Schema, out *inOrder) ([]Problem, error) {
 	r := newEntryResults(s, len(cases))
 	var size atomic.Int64 // of the largest block so far, to size the next
 	err := inBlocks(len(cases), func(t *treeReader, block, lo, hi int) error {
-		e := encoder{b: bl.buffer(size.Load() * 9 / 8), open: []container{{}, {n: lo, array: true}}} // per_case's items are at depth 2
+		e := entryEncoder{encoder: encoder{b: out.buffer(size.Load() * 9 / 8), open: []container{{}, {n: lo, array: true}}}} // per_case's items are at depth 2
 		for i := lo; i < hi; i++ {
 			start := len(e.b)
+			e.members = e.members[:0]
 			emitCase(&e, &cases[i])
 			if e.err != nil {
 				return fmt.Errorf("per_case.%d: %w", i, e.err)
 			}
 			if s != nil {
-				raw := e.b[start:]
-				ok, err := r.checkRaw(t, block, i, raw[bytes.IndexByte(raw, '{'):])
+				var ok bool
+				var err error
+				if r.parts != nil {
+					ok, err = r.checkEncoded(t, block, i, &e)
+				} else {
+					raw := e.b[start:]
+					ok, err = r.checkRaw(t, block, i, raw[bytes.IndexByte(raw, '{'):])
+				}
 				if err != nil {
 					return err
 				}
@@ -203,10 +197,10 @@ func encodeCases(cases []Case, s *gojsonschema.Schema, bl *blocks) ([]Problem, e
 		if err := r.flush(t, block); err != nil {
 			return err
 		}
-		bl.ready[block] <- e.b
 		if n := int64(len(e.b)); n > size.Load() {
 			size.Store(n) // a race between cores only misses a better guess
 		}
+		out.done(block, e.b)
 		return nil
 	})
 	if err != nil {

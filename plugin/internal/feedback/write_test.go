@@ -1,11 +1,13 @@
 package feedback
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +335,48 @@ func TestLockRemovesStaleTemps(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s should be kept: %v", f, err)
 		}
+	}
+}
+
+// fullWriter takes up to room bytes, then fails every write.
+type fullWriter struct {
+	b     []byte
+	room  int
+	after int // writes after the first that failed
+}
+
+var errFull = errors.New("full")
+
+func (w *fullWriter) Write(p []byte) (int, error) {
+	if len(w.b)+len(p) > w.room {
+		if w.room >= 0 {
+			w.room = -1
+		} else {
+			w.after++
+		}
+		return 0, errFull
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// TestWriteErrorStopsWriting: with the blocks of entries written by the
+// cores that finish them, what is written before the writer's first error
+// is the start of the file, nothing is written after it, and it is the
+// error returned.
+func TestWriteErrorStopsWriting(t *testing.T) {
+	f := &File{RunID: "r", Reviewer: "a", Timestamp: "2026-01-01T00:00:00Z"}
+	for i := range 5 * entryBlock {
+		f.PerCase = append(f.PerCase, Case{TestID: strconv.Itoa(i), Verdict: Acceptable})
+	}
+	want, _, err := encodeChecked(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &fullWriter{room: len(want) / 2}
+	problems, err, werr := writeChecked(w, f)
+	if err != nil || len(problems) > 0 || !errors.Is(werr, errFull) || w.after > 0 || !bytes.HasPrefix(want, w.b) || len(w.b) == 0 {
+		t.Fatalf("writeChecked = %v, %v, %v; %d bytes written (a prefix: %v), %d writes after the error",
+			problems, err, werr, len(w.b), bytes.HasPrefix(want, w.b), w.after)
 	}
 }
