@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io"
 	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"agentv-review/plugin/internal/jsonenc"
@@ -66,38 +68,57 @@ type part struct {
 // fingerprintOf is the fingerprint of the canonical text: head, then a
 // line "<name> <hex SHA-256 of the normalised text>" for each part that
 // is there, then the grader lines. One hash reads every part, and the
-// text is built in one buffer.
+// text is built in one buffer; both, and the rest of the work's room, are
+// a state taken from states and given back.
 func fingerprintOf(head string, parts []part, graders []GraderResult) (string, error) {
-	h := sha256.New()
+	st := states.Get().(*state)
+	defer states.Put(st)
+	h := st.h
 	var sum [sha256.Size]byte
-	text := append(make([]byte, 0, 256), head...)
-	var n normaliser
+	text := append(st.text[:0], head...)
 	for _, p := range parts {
 		if p.r == nil {
 			continue
 		}
 		h.Reset()
-		if err := n.normalise(h, p.r); err != nil {
+		if err := st.n.normalise(h, p.r); err != nil {
 			return "", err
 		}
 		text = append(append(text, p.name...), ' ')
 		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
 	}
+	text = st.appendGraderLines(text, graders)
+	st.text = text
 	h.Reset()
-	h.Write(appendGraderLines(text, graders))
-	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0])), nil
+	h.Write(text)
+	const prefix = "sha256:"
+	var fp [len(prefix) + 2*sha256.Size]byte
+	copy(fp[:], prefix)
+	hex.Encode(fp[len(prefix):], h.Sum(sum[:0]))
+	return string(fp[:]), nil
 }
+
+// state is the room a fingerprint is computed in, reused (states): the
+// hash, the canonical text, the grader lines and the normaliser.
+type state struct {
+	h     hash.Hash
+	text  []byte
+	lines []byte   // the grader lines, one after another
+	order [][]byte // the grader lines, as slices of lines, to sort
+	n     normaliser
+}
+
+var states = sync.Pool{New: func() any { return &state{h: sha256.New(), text: make([]byte, 0, 512)} }}
 
 // appendGraderLines appends the sorted grader lines of both versions to
 // dst. The lines are built in one buffer and sorted as slices of it.
-func appendGraderLines(dst []byte, graders []GraderResult) []byte {
+func (st *state) appendGraderLines(dst []byte, graders []GraderResult) []byte {
 	size := 0
 	for _, g := range graders {
 		size += len(g.Key) + 48 // quotes, a score, a pass
 	}
-	b := make([]byte, 0, size)
-	lines := make([][]byte, len(graders))
-	for i, g := range graders {
+	b, lines := slices.Grow(st.lines[:0], size), st.order[:0]
+	for _, g := range graders {
 		start := len(b)
 		b = append(b, "grader "...)
 		b = append(jsonenc.AppendString(b, g.Key, true), ' ') // the key as json.Marshal writes it
@@ -113,12 +134,13 @@ func appendGraderLines(dst []byte, graders []GraderResult) []byte {
 			b = append(b, "null"...)
 		}
 		b = append(b, '\n')
-		lines[i] = b[start:len(b):len(b)] // if b grows, append copies: the line stays as it is
+		lines = append(lines, b[start:len(b):len(b)]) // if b grows, append copies: the line stays as it is
 	}
 	slices.SortFunc(lines, bytes.Compare)
 	for _, l := range lines {
 		dst = append(dst, l...)
 	}
+	st.lines, st.order = b, lines[:0]
 	return dst
 }
 
