@@ -73,8 +73,7 @@ type part struct {
 func fingerprintOf(head string, parts []part, graders []GraderResult) (string, error) {
 	st := states.Get().(*state)
 	defer states.Put(st)
-	h := st.h
-	var sum [sha256.Size]byte
+	h, sum := st.h, st.sum[:0]
 	text := append(st.text[:0], head...)
 	for _, p := range parts {
 		if p.r == nil {
@@ -85,7 +84,7 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 			return "", err
 		}
 		text = append(append(text, p.name...), ' ')
-		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
+		text = append(hex.AppendEncode(text, h.Sum(sum)), '\n')
 	}
 	text = st.appendGraderLines(text, graders)
 	st.text = text
@@ -94,14 +93,16 @@ func fingerprintOf(head string, parts []part, graders []GraderResult) (string, e
 	const prefix = "sha256:"
 	var fp [len(prefix) + 2*sha256.Size]byte
 	copy(fp[:], prefix)
-	hex.Encode(fp[len(prefix):], h.Sum(sum[:0]))
+	hex.Encode(fp[len(prefix):], h.Sum(sum))
 	return string(fp[:]), nil
 }
 
 // state is the room a fingerprint is computed in, reused (states): the
-// hash, the canonical text, the grader lines and the normaliser.
+// hash and room for its sums, the canonical text, the grader lines and
+// the normaliser.
 type state struct {
 	h     hash.Hash
+	sum   [sha256.Size]byte
 	text  []byte
 	lines []byte   // the grader lines, one after another
 	order [][]byte // the grader lines, as slices of lines, to sort
@@ -210,7 +211,11 @@ func (n *normaliser) write(p []byte) error {
 			break
 		}
 		nl := i + j
-		if k := i + len(bytes.TrimRight(text[i:nl], lineBlanks)); k < nl {
+		k := nl
+		for k > i && isLineBlank(text[k-1]) {
+			k--
+		}
+		if k < nl {
 			if _, err := n.w.Write(text[span:k]); err != nil {
 				return err
 			}
@@ -235,6 +240,10 @@ func (n *normaliser) hold(p []byte) {
 	}
 	n.blanks = append(n.blanks, p...)
 }
+
+// isLineBlank is whether c is one of lineBlanks (bytes.TrimRight with
+// them would build their set for every line).
+func isLineBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
 
 // lineBlanks are the blanks normalise drops at the end of a line;
 // heldBack adds the newline.
