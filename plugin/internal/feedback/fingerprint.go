@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -124,7 +125,7 @@ func (st *state) appendGraderLines(dst []byte, graders []GraderResult) []byte {
 		b = append(b, "grader "...)
 		b = append(jsonenc.AppendString(b, g.Key, true), ' ') // the key as json.Marshal writes it
 		if g.Score != nil {
-			b = strconv.AppendFloat(b, *g.Score, 'g', -1, 64)
+			b = appendScore(b, *g.Score)
 		} else {
 			b = append(b, "null"...)
 		}
@@ -143,6 +144,16 @@ func (st *state) appendGraderLines(dst []byte, graders []GraderResult) []byte {
 	}
 	st.lines, st.order = b, lines[:0]
 	return dst
+}
+
+// appendScore appends v in Go's shortest 'g' form: a whole number below
+// 1e6 (most scores are 0 or 1) as the integer it is, which is what 'g'
+// writes of it, without the shortest-decimal search.
+func appendScore(b []byte, v float64) []byte {
+	if i := int64(v); float64(i) == v && i > -1e6 && i < 1e6 && (i != 0 || !math.Signbit(v)) {
+		return strconv.AppendInt(b, i, 10)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 // normalise copies r to w through n (reset first), dropping trailing

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -297,6 +298,19 @@ func FuzzFingerprintV2AsDocumented(f *testing.F) {
 			if tk != nil {
 				test.Task = strings.NewReader(task)
 			}
+		}
+	})
+}
+
+// FuzzAppendScore: appendScore writes what strconv's shortest 'g' form
+// does, whole numbers, -0, NaN and infinities included.
+func FuzzAppendScore(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 0.25, 999999, 1e6, -999999, -1e6, 1e21, 0.1 + 0.2, math.NaN(), math.Inf(1), math.Inf(-1), 1 << 62, -(1 << 63), 1e19} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v float64) {
+		if got, want := string(appendScore([]byte("x"), v)), "x"+strconv.FormatFloat(v, 'g', -1, 64); got != want {
+			t.Fatalf("appendScore(%v) = %q, want %q", v, got, want)
 		}
 	})
 }
