@@ -150,10 +150,7 @@ func (d testDef) appendJSON(b []byte) ([]byte, error) {
 	w.str("criteria", d.Criteria)
 	w.str("input", d.Input)
 	w.str("expected", d.Expected)
-	if len(d.Assertions) > 0 {
-		w.key("assertions")
-		w.assertions(d.Assertions)
-	}
+	array(&w, "assertions", d.Assertions, w.assertion)
 	w.close('}')
 	return w.b, w.err
 }
@@ -198,63 +195,51 @@ func (w *jsonWriter) float(k string, v *float64) {
 	}
 }
 
-func (w *jsonWriter) assertions(as []run.Assertion) {
+// array writes the omitempty array field k of objects, the fields of
+// each written by fields.
+func array[T any](w *jsonWriter, k string, items []T, fields func(T)) {
+	if len(items) == 0 {
+		return
+	}
+	w.key(k)
 	w.b = append(w.b, '[')
-	for i, a := range as {
+	for i, it := range items {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
 		w.open()
-		w.str("name", a.Name)
-		w.str("type", a.Type)
-		w.str("value", a.Value)
-		if a.Negate {
-			w.key("negate")
-			w.b = append(w.b, "true"...)
-		}
-		w.str("required", a.Required)
-		w.float("weight", a.Weight)
-		if len(a.Settings) > 0 {
-			w.key("settings")
-			w.b = append(w.b, '[')
-			for j, st := range a.Settings {
-				if j > 0 {
-					w.b = append(w.b, ',')
-				}
-				w.open()
-				w.key("key")
-				w.b = jsonenc.AppendString(w.b, st.Key, true)
-				w.key("value")
-				w.b = jsonenc.AppendString(w.b, st.Value, true)
-				w.close('}')
-			}
-			w.close(']')
-		}
-		if len(a.Rubrics) > 0 {
-			w.key("rubrics")
-			w.b = append(w.b, '[')
-			for j, r := range a.Rubrics {
-				if j > 0 {
-					w.b = append(w.b, ',')
-				}
-				w.open()
-				w.str("id", r.ID)
-				w.str("outcome", r.Outcome)
-				w.str("operator", r.Operator)
-				w.float("weight", r.Weight)
-				w.key("required")
-				w.b = strconv.AppendBool(w.b, r.Required)
-				w.close('}')
-			}
-			w.close(']')
-		}
-		if len(a.Children) > 0 {
-			w.key("children")
-			w.assertions(a.Children)
-		}
+		fields(it)
 		w.close('}')
 	}
 	w.close(']')
+}
+
+// assertion writes the fields of a.
+func (w *jsonWriter) assertion(a run.Assertion) {
+	w.str("name", a.Name)
+	w.str("type", a.Type)
+	w.str("value", a.Value)
+	if a.Negate {
+		w.key("negate")
+		w.b = append(w.b, "true"...)
+	}
+	w.str("required", a.Required)
+	w.float("weight", a.Weight)
+	array(w, "settings", a.Settings, func(st run.Setting) {
+		w.key("key")
+		w.b = jsonenc.AppendString(w.b, st.Key, true)
+		w.key("value")
+		w.b = jsonenc.AppendString(w.b, st.Value, true)
+	})
+	array(w, "rubrics", a.Rubrics, func(r run.Rubric) {
+		w.str("id", r.ID)
+		w.str("outcome", r.Outcome)
+		w.str("operator", r.Operator)
+		w.float("weight", r.Weight)
+		w.key("required")
+		w.b = strconv.AppendBool(w.b, r.Required)
+	})
+	array(w, "children", a.Children, w.assertion)
 }
 
 // Who is who records a judgment.
