@@ -109,7 +109,7 @@ func runApply(s *Streams, o applyOptions) error {
 	// The answers are bound to their cases on every core, a chunk at a
 	// time, and the chunks taken in answer order: a case judged twice is
 	// reported at its later answers.
-	list := make([]judged, 0, len(in.answers))
+	list := make([]feedback.Bound, 0, len(in.answers))
 	latest := make([]int32, st.run.Len()) // by case position: 1 + the index of the case's latest answer, 0 for none
 	check := record.NewChecker(cat)
 	inOrder(len(in.answers), func(lo, hi int, b *binding) error {
@@ -142,6 +142,7 @@ func runApply(s *Streams, o applyOptions) error {
 		}
 		return nil
 	})
+	in.answers = nil // the entries hold what is recorded of them
 	if err := inputProblems(s, o.write.JSON, name, problems); err != nil {
 		return err
 	}
@@ -513,15 +514,10 @@ func decodeAnswer(a *answer, name string, raw []byte) *clierr.Error {
 	return nil
 }
 
-// judged is a validated answer bound to its case.
-type judged struct {
-	c     *run.Case
-	entry feedback.Case
-}
-
-// judgedCase keeps the answer's own fields; recording names the case exactly.
-func judgedCase(c *run.Case, a feedback.Case) judged {
-	return judged{c: c, entry: record.Answer(a)}
+// judgedCase is a validated answer bound to its case: it keeps the
+// answer's own fields; recording names the case exactly.
+func judgedCase(c *run.Case, a feedback.Case) feedback.Bound {
+	return feedback.Bound{Case: int(c.Index), Entry: record.Answer(a)}
 }
 
 // scriptedReviewer resolves who records the judgments: --reviewer,
@@ -549,14 +545,16 @@ func scriptedReviewer(s *Streams, o writeOptions) record.Who {
 // one write path (feedback.Commit), as the guided review does: under the
 // lock, the current file (of any shape) is archived into the history
 // folder and the new version written atomically with previous pointing at
-// it. notes, when not nil, replaces the file's overall_notes.
-func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged, notes *string) error {
+// it. notes, when not nil, replaces the file's overall_notes. Each of
+// entries, an answer bound to its case (judgedCase), is stamped where it
+// is.
+func recordJudgments(s *Streams, o writeOptions, st *runState, entries []feedback.Bound, notes *string) error {
 	who := scriptedReviewer(s, o)
 	at := s.now()
-	bound := make([]feedback.Bound, len(entries))
+	stamp := record.NewStamper(who, at)
 	cases := make([]*run.Case, len(entries))
 	for i, e := range entries {
-		cases[i] = e.c
+		cases[i] = st.run.At(e.Case)
 	}
 	// The rows are read in one pass over the manifest, on every core.
 	err := st.run.Bases(cases, func(i int, b *run.Basis) error {
@@ -564,7 +562,7 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 		if err != nil {
 			return clierr.Failure(err, err.Error(), "")
 		}
-		bound[i] = feedback.Bound{Case: int(entries[i].c.Index), Entry: record.Stamp(seen, entries[i].entry, who, at)}
+		stamp.Stamp(&entries[i].Entry, seen)
 		return nil
 	})
 	if err != nil {
@@ -581,7 +579,7 @@ func recordJudgments(s *Streams, o writeOptions, st *runState, entries []judged,
 		return err
 	}
 	commit := feedback.Commit{
-		Paths: st.paths, Cases: st.run.CaseIDs(), RunID: st.run.ID, Base: base, Entries: bound, Skipped: -1,
+		Paths: st.paths, Cases: st.run.CaseIDs(), RunID: st.run.ID, Base: base, Entries: entries, Skipped: -1,
 		Tool: feedback.Tool{Name: "agentv-review", Version: Version}, Now: at,
 		Top: func(f *feedback.File) {
 			if base == nil {

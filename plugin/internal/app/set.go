@@ -77,7 +77,7 @@ func runSet(s *Streams, o setOptions) error {
 	if ps := record.Check(cat, cs, a); len(ps) > 0 {
 		return clierr.Usage(ps[0].Flag+": "+ps[0].Msg, ps[0].Hint)
 	}
-	return recordJudgments(s, o.write, st, []judged{judgedCase(cs, a)}, nil)
+	return recordJudgments(s, o.write, st, []feedback.Bound{judgedCase(cs, a)}, nil)
 }
 
 // parseOverrides reads TYPE:NAME=TEXT values. The key is the longest of

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io"
+	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"agentv-review/plugin/internal/jsonenc"
@@ -66,43 +69,63 @@ type part struct {
 // fingerprintOf is the fingerprint of the canonical text: head, then a
 // line "<name> <hex SHA-256 of the normalised text>" for each part that
 // is there, then the grader lines. One hash reads every part, and the
-// text is built in one buffer.
+// text is built in one buffer; both, and the rest of the work's room, are
+// a state taken from states and given back.
 func fingerprintOf(head string, parts []part, graders []GraderResult) (string, error) {
-	h := sha256.New()
-	var sum [sha256.Size]byte
-	text := append(make([]byte, 0, 256), head...)
-	var n normaliser
+	st := states.Get().(*state)
+	defer states.Put(st)
+	h, sum := st.h, st.sum[:0]
+	text := append(st.text[:0], head...)
 	for _, p := range parts {
 		if p.r == nil {
 			continue
 		}
 		h.Reset()
-		if err := n.normalise(h, p.r); err != nil {
+		if err := st.n.normalise(h, p.r); err != nil {
 			return "", err
 		}
 		text = append(append(text, p.name...), ' ')
-		text = append(hex.AppendEncode(text, h.Sum(sum[:0])), '\n')
+		text = append(hex.AppendEncode(text, h.Sum(sum)), '\n')
 	}
+	text = st.appendGraderLines(text, graders)
+	st.text = text
 	h.Reset()
-	h.Write(appendGraderLines(text, graders))
-	return "sha256:" + hex.EncodeToString(h.Sum(sum[:0])), nil
+	h.Write(text)
+	const prefix = "sha256:"
+	var fp [len(prefix) + 2*sha256.Size]byte
+	copy(fp[:], prefix)
+	hex.Encode(fp[len(prefix):], h.Sum(sum))
+	return string(fp[:]), nil
 }
+
+// state is the room a fingerprint is computed in, reused (states): the
+// hash and room for its sums, the canonical text, the grader lines and
+// the normaliser.
+type state struct {
+	h     hash.Hash
+	sum   [sha256.Size]byte
+	text  []byte
+	lines []byte   // the grader lines, one after another
+	order [][]byte // the grader lines, as slices of lines, to sort
+	n     normaliser
+}
+
+var states = sync.Pool{New: func() any { return &state{h: sha256.New(), text: make([]byte, 0, 512)} }}
 
 // appendGraderLines appends the sorted grader lines of both versions to
 // dst. The lines are built in one buffer and sorted as slices of it.
-func appendGraderLines(dst []byte, graders []GraderResult) []byte {
+func (st *state) appendGraderLines(dst []byte, graders []GraderResult) []byte {
 	size := 0
 	for _, g := range graders {
 		size += len(g.Key) + 48 // quotes, a score, a pass
 	}
-	b := make([]byte, 0, size)
-	lines := make([][]byte, len(graders))
-	for i, g := range graders {
+	b, lines := slices.Grow(st.lines[:0], size), st.order[:0]
+	for _, g := range graders {
 		start := len(b)
 		b = append(b, "grader "...)
 		b = append(jsonenc.AppendString(b, g.Key, true), ' ') // the key as json.Marshal writes it
 		if g.Score != nil {
-			b = strconv.AppendFloat(b, *g.Score, 'g', -1, 64)
+			b = appendScore(b, *g.Score)
 		} else {
 			b = append(b, "null"...)
 		}
@@ -113,13 +136,24 @@ func appendGraderLines(dst []byte, graders []GraderResult) []byte {
 			b = append(b, "null"...)
 		}
 		b = append(b, '\n')
-		lines[i] = b[start:len(b):len(b)] // if b grows, append copies: the line stays as it is
+		lines = append(lines, b[start:len(b):len(b)]) // if b grows, append copies: the line stays as it is
 	}
 	slices.SortFunc(lines, bytes.Compare)
 	for _, l := range lines {
 		dst = append(dst, l...)
 	}
+	st.lines, st.order = b, lines[:0]
 	return dst
+}
+
+// appendScore appends v in Go's shortest 'g' form: a whole number below
+// 1e6 (most scores are 0 or 1) as the integer it is, which is what 'g'
+// writes of it, without the shortest-decimal search.
+func appendScore(b []byte, v float64) []byte {
+	if i := int64(v); float64(i) == v && i > -1e6 && i < 1e6 && (i != 0 || !math.Signbit(v)) {
+		return strconv.AppendInt(b, i, 10)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 // normalise copies r to w through n (reset first), dropping trailing
@@ -188,7 +222,11 @@ func (n *normaliser) write(p []byte) error {
 			break
 		}
 		nl := i + j
-		if k := i + len(bytes.TrimRight(text[i:nl], lineBlanks)); k < nl {
+		k := nl
+		for k > i && isLineBlank(text[k-1]) {
+			k--
+		}
+		if k < nl {
 			if _, err := n.w.Write(text[span:k]); err != nil {
 				return err
 			}
@@ -213,6 +251,10 @@ func (n *normaliser) hold(p []byte) {
 	}
 	n.blanks = append(n.blanks, p...)
 }
+
+// isLineBlank is whether c is one of lineBlanks (bytes.TrimRight with
+// them would build their set for every line).
+func isLineBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
 
 // lineBlanks are the blanks normalise drops at the end of a line;
 // heldBack adds the newline.

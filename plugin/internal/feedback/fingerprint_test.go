@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -77,7 +80,7 @@ func TestGraderLinesKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := string(appendGraderLines(nil, []GraderResult{{Key: key}})), "grader "+string(q)+" null null\n"; got != want {
+		if got, want := string(new(state).appendGraderLines(nil, []GraderResult{{Key: key}})), "grader "+string(q)+" null null\n"; got != want {
 			t.Errorf("appendGraderLines(%q) = %q, want %q", key, got, want)
 		}
 	}
@@ -215,4 +218,99 @@ func BenchmarkFingerprint(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// documentedV2 is FingerprintV2 as its comment defines it, built the
+// plain way: each part normalised a byte at a time, the grader lines
+// written with encoding/json and sorted as strings.
+func documentedV2(t *testing.T, answer string, input, task *string, graders []GraderResult) string {
+	t.Helper()
+	hexOf := func(b []byte) string { sum := sha256.Sum256(b); return hex.EncodeToString(sum[:]) }
+	text := "agentv-review fingerprint v2\nanswer " + hexOf(normaliseByBytes([]byte(answer))) + "\n"
+	if input != nil {
+		text += "input " + hexOf(normaliseByBytes([]byte(*input))) + "\n"
+	}
+	if task != nil {
+		text += "task " + hexOf(normaliseByBytes([]byte(*task))) + "\n"
+	}
+	var lines []string
+	for _, g := range graders {
+		key, err := json.Marshal(g.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		score, pass := "null", "null"
+		if g.Score != nil {
+			score = strconv.FormatFloat(*g.Score, 'g', -1, 64)
+		}
+		if g.Pass != nil {
+			pass = strconv.FormatBool(*g.Pass)
+		}
+		lines = append(lines, "grader "+string(key)+" "+score+" "+pass+"\n")
+	}
+	slices.Sort(lines)
+	return "sha256:" + hexOf([]byte(text+strings.Join(lines, "")))
+}
+
+// FuzzFingerprintV2AsDocumented: FingerprintV2, whose room is reused
+// from one fingerprint to the next, is its documented encoding for any
+// answer, test and graders, fingerprint after fingerprint.
+func FuzzFingerprintV2AsDocumented(f *testing.F) {
+	f.Add("The answer  \r\n\n", "ask \n", `{"criteria":"c"}`, uint8(3), "contains:x\nllm-grader:<judge>\nrubric:tone", 0.25)
+	f.Add("", "", "", uint8(0), "", 0.0)
+	f.Add(strings.Repeat("long line  \n", 500), "\n\n", "t", uint8(7), "a\na\nb:\xff", 1e21)
+	f.Fuzz(func(t *testing.T, answer, input, task string, parts uint8, keys string, score float64) {
+		var graders []GraderResult
+		for i, k := range strings.Split(keys, "\n") {
+			g := GraderResult{Key: k}
+			if i%3 != 1 {
+				g.Score = ptr(score * float64(i))
+			}
+			if i%3 != 2 {
+				g.Pass = ptr(i%2 == 0)
+			}
+			graders = append(graders, g)
+		}
+		if keys == "" {
+			graders = nil
+		}
+		var test Test
+		var in, tk *string
+		if parts&1 != 0 {
+			test.Input, in = strings.NewReader(input), &input
+		}
+		if parts&2 != 0 {
+			test.Task, tk = iotest.HalfReader(strings.NewReader(task)), &task
+		}
+		want := documentedV2(t, answer, in, tk, graders)
+		for range 2 { // the second takes the room the first gave back
+			got, err := FingerprintV2(strings.NewReader(answer), test, graders)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("FingerprintV2 = %s, want %s", got, want)
+			}
+			test = Test{}
+			if in != nil {
+				test.Input = strings.NewReader(input)
+			}
+			if tk != nil {
+				test.Task = strings.NewReader(task)
+			}
+		}
+	})
+}
+
+// FuzzAppendScore: appendScore writes what strconv's shortest 'g' form
+// does, whole numbers, -0, NaN and infinities included.
+func FuzzAppendScore(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 0.25, 999999, 1e6, -999999, -1e6, 1e21, 0.1 + 0.2, math.NaN(), math.Inf(1), math.Inf(-1), 1 << 62, -(1 << 63), 1e19} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v float64) {
+		if got, want := string(appendScore([]byte("x"), v)), "x"+strconv.FormatFloat(v, 'g', -1, 64); got != want {
+			t.Fatalf("appendScore(%v) = %q, want %q", v, got, want)
+		}
+	})
 }

@@ -3,7 +3,10 @@
 package record
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +16,9 @@ import (
 	"testing"
 
 	"agentv-review/bench/gen/genrun"
+	"agentv-review/plugin/internal/feedback"
 	"agentv-review/plugin/internal/run"
+	"agentv-review/plugin/internal/triage"
 )
 
 // perCase is what See records for every case of r, reading each case on
@@ -32,8 +37,51 @@ func perCase(t *testing.T, r *run.Run) ([]Seen, []*run.Task) {
 		if seen[i], err = SeeWith(d, tasks[i]); err != nil {
 			t.Fatal(err)
 		}
+		if want := refSeen(t, d, tasks[i]); !reflect.DeepEqual(seen[i], want) {
+			t.Errorf("case %d (%s): sees %+v, the reference %+v", i, r.Ref(c), seen[i], want)
+		}
 	}
 	return seen, tasks
+}
+
+// refSeen is what SeeWith was before its room was reused: the machine
+// verdict built field by field, the answer and input read from fresh
+// readers, the test definition written by json.Marshal.
+func refSeen(t *testing.T, d *run.Detail, task *run.Task) Seen {
+	t.Helper()
+	c := d.Case
+	score := c.Score
+	auto := &feedback.Automated{Score: &score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
+	for _, g := range c.Graders {
+		auto.Graders = append(auto.Graders, feedback.GraderResult{Key: g.Type + ":" + g.Name, Score: g.Score, Pass: g.Pass})
+	}
+	open := func(tx run.Text) io.Reader {
+		if tx.Path != "" && !tx.Missing {
+			f, err := tx.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f
+		}
+		return strings.NewReader(tx.Content)
+	}
+	var test feedback.Test
+	if d.Input.Present {
+		test.Input = open(d.Input)
+	}
+	if def := (testDef{task.Criteria, task.Input, task.Expected, task.Assertions}); def.Criteria != "" || def.Input != "" || def.Expected != "" || len(def.Assertions) > 0 {
+		b, err := json.Marshal(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		test.Task = bytes.NewReader(b)
+	}
+	fp, err := feedback.FingerprintV2(open(d.Answer), test, auto.Graders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Seen{Automated: auto, Fingerprint: fp}
 }
 
 // batch is perCase through run.Bases, with the cases given in reverse

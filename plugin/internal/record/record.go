@@ -6,17 +6,18 @@ package record
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/feedback"
+	"agentv-review/plugin/internal/jsonenc"
 	"agentv-review/plugin/internal/run"
 	"agentv-review/plugin/internal/triage"
 	"agentv-review/prompts"
@@ -24,8 +25,12 @@ import (
 
 // Snapshot is the machine verdict the reviewer sees, kept beside theirs.
 func Snapshot(c *run.Case) *feedback.Automated {
-	score := c.Score
-	a := &feedback.Automated{Score: &score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
+	sn := &struct { // one allocation for the verdict and its score
+		a     feedback.Automated
+		score float64
+	}{score: c.Score}
+	a := &sn.a
+	*a = feedback.Automated{Score: &sn.score, Outcome: string(c.Outcome), ExecutionStatus: c.ExecutionStatus, Samples: triage.SamplePattern(c.Samples)}
 	if len(c.Graders) > 0 {
 		a.Graders = make([]feedback.GraderResult, len(c.Graders))
 	}
@@ -68,15 +73,18 @@ type shown struct {
 }
 
 // fingerprintOf is the fingerprint of sh with the grader results graders
-// (Snapshot's).
+// (Snapshot's). Its readers and the test definition's JSON are a reading
+// taken from readings and given back.
 func fingerprintOf(sh shown, graders []feedback.GraderResult, version int) (string, error) {
+	rd := readings.Get().(*reading)
+	defer readings.Put(rd)
 	var closers []io.Closer
 	defer func() {
 		for _, c := range closers {
 			c.Close()
 		}
 	}()
-	open := func(t run.Text) (io.Reader, error) {
+	open := func(t run.Text, in *strings.Reader) (io.Reader, error) {
 		if t.Path != "" && !t.Missing && (!sh.raw || t.Truncated) {
 			f, err := t.Open()
 			if err != nil {
@@ -85,9 +93,10 @@ func fingerprintOf(sh shown, graders []feedback.GraderResult, version int) (stri
 			closers = append(closers, f)
 			return f, nil
 		}
-		return strings.NewReader(t.Content), nil
+		in.Reset(t.Content)
+		return in, nil
 	}
-	answer, err := open(sh.answer)
+	answer, err := open(sh.answer, &rd.answer)
 	if err != nil {
 		return "", err
 	}
@@ -96,7 +105,7 @@ func fingerprintOf(sh shown, graders []feedback.GraderResult, version int) (stri
 	}
 	var test feedback.Test
 	if sh.input.Present {
-		if test.Input, err = open(sh.input); err != nil {
+		if test.Input, err = open(sh.input, &rd.input); err != nil {
 			return "", err
 		}
 	}
@@ -105,14 +114,25 @@ func fingerprintOf(sh shown, graders []feedback.GraderResult, version int) (stri
 		task = &run.Task{}
 	}
 	if def := (testDef{task.Criteria, task.Input, task.Expected, task.Assertions}); def.Criteria != "" || def.Input != "" || def.Expected != "" || len(def.Assertions) > 0 {
-		b, err := json.Marshal(def)
-		if err != nil {
+		if rd.def, err = def.appendJSON(rd.def[:0]); err != nil {
 			return "", err
 		}
-		test.Task = bytes.NewReader(b)
+		rd.task.Reset(rd.def)
+		test.Task = &rd.task
 	}
 	return feedback.FingerprintV2(answer, test, graders)
 }
+
+// reading is the room fingerprintOf reads texts in, reused (readings):
+// the readers of the answer, the input and the test definition, and the
+// definition's JSON.
+type reading struct {
+	answer, input strings.Reader
+	task          bytes.Reader
+	def           []byte
+}
+
+var readings = sync.Pool{New: func() any { return new(reading) }}
 
 // testDef is the part of a run.Task a verdict depends on.
 type testDef struct {
@@ -120,6 +140,106 @@ type testDef struct {
 	Input      string          `json:"input,omitempty"`
 	Expected   string          `json:"expected,omitempty"`
 	Assertions []run.Assertion `json:"assertions,omitempty"`
+}
+
+// appendJSON appends d as json.Marshal writes it (its tags; the same
+// error for a weight that is not a number), without reflection.
+func (d testDef) appendJSON(b []byte) ([]byte, error) {
+	w := jsonWriter{b: b}
+	w.open()
+	w.str("criteria", d.Criteria)
+	w.str("input", d.Input)
+	w.str("expected", d.Expected)
+	array(&w, "assertions", d.Assertions, w.assertion)
+	w.close('}')
+	return w.b, w.err
+}
+
+// jsonWriter writes the JSON of a testDef: an object's keys are set off
+// by commas (first: none written yet in the innermost one open).
+type jsonWriter struct {
+	b     []byte
+	first bool
+	err   error
+}
+
+func (w *jsonWriter) open() { w.b, w.first = append(w.b, '{'), true }
+
+// close ends an object or array: it is a value of the one around it.
+func (w *jsonWriter) close(c byte) { w.b, w.first = append(w.b, c), false }
+
+func (w *jsonWriter) key(k string) {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.b, w.first = append(append(append(w.b, '"'), k...), '"', ':'), false
+}
+
+// str writes an omitempty string field.
+func (w *jsonWriter) str(k, v string) {
+	if v != "" {
+		w.key(k)
+		w.b = jsonenc.AppendString(w.b, v, true)
+	}
+}
+
+// float writes an omitempty *float64 field.
+func (w *jsonWriter) float(k string, v *float64) {
+	if v == nil {
+		return
+	}
+	w.key(k)
+	var err error
+	if w.b, err = jsonenc.AppendFloat(w.b, *v); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// array writes the omitempty array field k of objects, the fields of
+// each written by fields.
+func array[T any](w *jsonWriter, k string, items []T, fields func(T)) {
+	if len(items) == 0 {
+		return
+	}
+	w.key(k)
+	w.b = append(w.b, '[')
+	for i, it := range items {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.open()
+		fields(it)
+		w.close('}')
+	}
+	w.close(']')
+}
+
+// assertion writes the fields of a.
+func (w *jsonWriter) assertion(a run.Assertion) {
+	w.str("name", a.Name)
+	w.str("type", a.Type)
+	w.str("value", a.Value)
+	if a.Negate {
+		w.key("negate")
+		w.b = append(w.b, "true"...)
+	}
+	w.str("required", a.Required)
+	w.float("weight", a.Weight)
+	array(w, "settings", a.Settings, func(st run.Setting) {
+		w.key("key")
+		w.b = jsonenc.AppendString(w.b, st.Key, true)
+		w.key("value")
+		w.b = jsonenc.AppendString(w.b, st.Value, true)
+	})
+	array(w, "rubrics", a.Rubrics, func(r run.Rubric) {
+		w.str("id", r.ID)
+		w.str("outcome", r.Outcome)
+		w.str("operator", r.Operator)
+		w.float("weight", r.Weight)
+		w.key("required")
+		w.b = strconv.AppendBool(w.b, r.Required)
+	})
+	array(w, "children", a.Children, w.assertion)
 }
 
 // Who is who records a judgment.
@@ -180,9 +300,24 @@ func see(sh shown) (Seen, error) {
 // Identity fields are set when the entry is put in an Index.
 func Stamp(seen Seen, answer feedback.Case, who Who, at time.Time) feedback.Case {
 	e := answer
-	e.Automated, e.Fingerprint, e.FingerprintV = seen.Automated, seen.Fingerprint, feedback.FingerprintVersion
-	e.ReviewedAt, e.Reviewer, e.ReviewerKind = feedback.FormatTime(at), who.Reviewer, who.Kind
+	NewStamper(who, at).Stamp(&e, seen)
 	return e
+}
+
+// Stamper is Stamp for many answers given by one reviewer at one time,
+// each completed where it is: the time is formatted once.
+type Stamper struct {
+	who Who
+	at  string
+}
+
+// NewStamper returns the Stamper of who's answers at.
+func NewStamper(who Who, at time.Time) Stamper { return Stamper{who, feedback.FormatTime(at)} }
+
+// Stamp completes the answer e into the entry Stamp(seen, *e, who, at).
+func (s Stamper) Stamp(e *feedback.Case, seen Seen) {
+	e.Automated, e.Fingerprint, e.FingerprintV = seen.Automated, seen.Fingerprint, feedback.FingerprintVersion
+	e.ReviewedAt, e.Reviewer, e.ReviewerKind = s.at, s.who.Reviewer, s.who.Kind
 }
 
 // Freshness says whether a recorded entry still applies to its case.
