@@ -231,6 +231,7 @@ type parsedRow struct {
 	tkey      uint32
 	line      int32  // within the block, 1-based, until the merge adds the block's position
 	target    string // the row's target when it is not kept (for Case.OverwrittenBy)
+	spans     []byte // of a kept row that Bases may read from its spans (see memberValues.at)
 }
 
 // checkRow decodes the light view of one manifest line with sk and checks
@@ -264,6 +265,7 @@ func checkRow(line []byte, sk *skimmer) (w *rowWire, warn string, err *rowError)
 // hot function of Open (see skimRow). loose reads a row not kept
 // loosely (see check).
 func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, err *rowError) {
+	sk.spans.on = a.cfg.spanned()
 	w, h, kept, warn, err := a.cfg.check(line, sk, loose)
 	if err != nil {
 		return row, err
@@ -290,8 +292,18 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	c.Graders = a.summaries(w.graders())
 	c.Samples = repeats(w, a, sk.in)
 	row.c = c
+	if sr := &sk.spans; sr.on && !sr.bad {
+		row.spans = take(&a.spans, 1+len(sr.buf))
+		row.spans[0] = sr.n
+		copy(row.spans[1:], sr.buf)
+	}
 	return row, nil
 }
+
+// spanned tells whether a read records the spans of its rows: a read that
+// keeps every case whole (no Options.Outline, no keep), which Bases reads
+// again (see RowLoc.Sum). status, list and show read otherwise.
+func (cfg *parseConfig) spanned() bool { return !cfg.outline && cfg.keep == nil }
 
 // check is checkRow, and gives the row's head and whether the read keeps
 // it (keep, or every row without one). With loose (under
@@ -326,6 +338,7 @@ type arena struct {
 	graders []GraderSummary
 	samples []SampleSummary
 	floats  []float64
+	spans   []byte
 
 	cfg      parseConfig // shared by the arenas of one Open
 	outlines *outlines   // set under Options.Outline

@@ -68,6 +68,9 @@ type skimmer struct {
 	// loose, when set, skips nested values by looseEnd, unchecked (see
 	// Options.CheckKeptOnly).
 	loose bool
+	// spans, when on, records where the members a Basis reads lie in the
+	// row (see memberValues.at).
+	spans spanRecorder
 }
 
 // row decodes the light fields of line. The result is owned by s.
@@ -83,6 +86,9 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		brackets = &s.brackets
 	}
 	s.blocks, s.staged, s.bracket = stage(line, s.blocks, brackets), true, 0
+	if s.spans.on {
+		s.spans.reset()
+	}
 	err = s.object(nil)
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
@@ -214,6 +220,9 @@ func (s *skimmer) object(member func(key []byte) error) error {
 		var err error
 		if member == nil {
 			err = s.rowField(&s.w, key)
+			if s.spans.on && err == nil {
+				s.spans.note(b, key, wsEnd(b, i+1), s.i)
+			}
 		} else {
 			err = member(key)
 		}
