@@ -176,20 +176,22 @@ type scratch struct {
 // rowScores is a row's scores[] decoded by skimmer.members as it splits
 // the row, in the same pass: list is decodeScores of the last "scores"
 // member when ok; else decodeScores of that member has to be called (the
-// row has none, or one encoding/json decodes).
+// row has none, one encoding/json decodes, or it was not split), in the
+// room of list.
 type rowScores struct {
 	list []scoreRecord
 	ok   bool
 }
 
-// decoded is decodeScores of raw, the row's "scores" member that
-// skimmer.members split, with sk (an empty list may be the reused room,
-// where decodeScores has nil: its callers read the two alike).
+// decoded is decodeScores of raw, the row's "scores" member, with sk (an
+// empty list may be the reused room, where decodeScores has nil: its
+// callers read the two alike).
 func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
-	if rs.ok {
-		return rs.list
+	if !rs.ok {
+		decodeScoresIn(&rs.list, raw, sk)
+		rs.ok = true
 	}
-	return decodeScores(raw, sk)
+	return rs.list
 }
 
 // recent remembers the sidecars a Bases worker read last, by the path the
