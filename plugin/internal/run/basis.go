@@ -382,17 +382,51 @@ func (v *memberValues) at(row, spans []byte) bool {
 }
 
 // spanKeys are spanned, then the other spellings of their rowSpellings
-// groups: the keys a spanRecorder looks for; spanGrouped has a bit for
-// each of spanned in a group.
-var spanKeys, spanGrouped = func() ([]string, uint16) {
-	keys, grouped := slices.Clone(spanned[:]), uint16(0)
-	for i, name := range spanned {
-		if g, ok := spellingGroup[name]; ok {
-			keys, grouped = append(keys, rowSpellings[g][1:]...), grouped|1<<i
+// groups: the keys a spanRecorder looks for, listed by length in
+// spanKeysBy; spanGrouped has a bit for each of spanned in a group.
+var (
+	spanKeys, spanGrouped = func() ([]string, uint16) {
+		keys, grouped := slices.Clone(spanned[:]), uint16(0)
+		for i, name := range spanned {
+			if g, ok := spellingGroup[name]; ok {
+				keys, grouped = append(keys, rowSpellings[g][1:]...), grouped|1<<i
+			}
+		}
+		return keys, grouped
+	}()
+	spanKeysBy = func() (by [][]uint8) {
+		for i, k := range spanKeys {
+			for len(by) <= len(k) {
+				by = append(by, nil)
+			}
+			by[len(k)] = append(by[len(k)], uint8(i))
+		}
+		return by
+	}()
+)
+
+// spanKey is the index of key in spanKeys, -1 when it is none.
+func spanKey(key []byte) int {
+	if len(key) < len(spanKeysBy) {
+		for _, k := range spanKeysBy[len(key)] {
+			if string(key) == spanKeys[k] {
+				return int(k)
+			}
 		}
 	}
-	return keys, grouped
-}()
+	return -1
+}
+
+// lowerASCII tells whether key is ASCII without upper-case letters: such a
+// key folds to a textField (all lower-case ASCII) only by being it.
+func lowerASCII(key []byte) bool {
+	for _, c := range key {
+		if c-'A' < 26 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // spanRecorder records the spans of the row a skimmer reads (see
 // memberValues.at) when on.
@@ -412,13 +446,19 @@ func (sr *spanRecorder) reset() {
 
 // note is the member key of the row b, its value at b[start:end].
 func (sr *spanRecorder) note(b, key []byte, start, end int) {
-	k := fieldOf(key, spanKeys)
+	if sr.bad {
+		return
+	}
+	k := spanKey(key)
 	switch {
-	case sr.bad || k < 0:
+	case k < 0:
+		// A key that folds to a textField without being one (textOf's
+		// folds) leaves the texts to decodeRow.
+		sr.bad = !lowerASCII(key) && fieldOf(key, textFields) == len(textFields)
 		return
 	case k >= len(spanned) || sr.seen&(1<<k) != 0 || spanGrouped&(1<<k) != 0 && jsonKind(b[start:end]) != valueKind(spanned[k]):
-		// An alias or a fold, a repeat, a value normalize drops: as
-		// skimmer.members' renames and folds.
+		// Another spelling, a repeat, a value normalize drops (as
+		// skimmer.members' renames).
 		sr.bad = true
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -328,5 +329,21 @@ func FuzzBasesFromSpans(f *testing.F) {
 			return
 		}
 		sameBases(t, r, fmt.Sprintf("%q", line))
+	})
+}
+
+// FuzzSpanKey: spanKey finds a key in spanKeys, and a key lowerASCII
+// accepts folds to no textField without being it (go test runs the seeds).
+func FuzzSpanKey(f *testing.F) {
+	for _, k := range append(spanKeys, "Output", "INPUT_PATH", "reſponse_path", "evalpath", "", "score", "candidate_answers") {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if got, want := spanKey([]byte(key)), slices.Index(spanKeys, key); got != want {
+			t.Fatalf("spanKey(%q) = %d, want %d", key, got, want)
+		}
+		if lowerASCII([]byte(key)) && fieldOf(key, textFields) == len(textFields) {
+			t.Fatalf("%q folds to a textField", key)
+		}
 	})
 }
