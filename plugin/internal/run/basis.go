@@ -246,13 +246,15 @@ func into(dir *safefile.Dir, room *[]byte) reader {
 }
 
 // basis reads the Basis of c from its row bytes line, where the members
-// it reads lie at spans when spans is set (see rowSpans). Nothing it
-// returns aliases line.
+// it reads lie at spans when spans is set (see memberValues.at): a line
+// still the row Read read is not split again. Nothing it returns aliases
+// line.
 func (r *Run) basis(c *Case, line, spans []byte, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
 	v, row := &sc.vals, &sc.row
 	*row = rowFull{}
-	sc.scores.ok = false // set by a split: spans leave scores[] to decodeScores, called only when needed
-	if spans == nil || rowSum(line) != c.Loc.Sum || !v.at(rowBytes(line, true), spans) || !textOf(v, false, row) {
+	sc.scores.ok = false // set by a split; from spans, scores[] is decoded only when testDef needs it
+	fromSpans := spans != nil && rowSum(line) == c.Loc.Sum && v.at(rowBytes(line, true), spans)
+	if !fromSpans || !textOf(v, false, row) {
 		m, err := r.members(c, line, sc)
 		if err != nil {
 			return nil, err
