@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"agentv-review/plugin/internal/safefile"
 )
@@ -249,11 +250,11 @@ func into(dir *safefile.Dir, room *[]byte) reader {
 // it reads lie at spans when spans is set (see memberValues.at): a line
 // still the row Read read is not split again. Nothing it returns aliases
 // line.
-func (r *Run) basis(c *Case, line, spans []byte, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
+func (r *Run) basis(c *Case, line []byte, spans string, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
 	v, row := &sc.vals, &sc.row
 	*row = rowFull{}
 	sc.scores.ok = false // set by a split; from spans, scores[] is decoded only when testDef needs it
-	fromSpans := spans != nil && rowSum(line) == c.Loc.Sum && v.at(rowBytes(line, true), spans)
+	fromSpans := spans != "" && rowSum(line) == c.Loc.Sum && v.at(rowBytes(line, true), spans)
 	if !fromSpans || !textOf(v, false, row) {
 		m, err := r.members(c, line, sc)
 		if err != nil {
@@ -362,10 +363,11 @@ func (v *memberValues) of(m map[string]json.RawMessage) {
 //
 // at sets v from the spans of row; it reports false (v then unset) for
 // spans that do not fit row.
-func (v *memberValues) at(row, spans []byte) bool {
+func (v *memberValues) at(row []byte, spans string) bool {
 	*v = memberValues{}
 	end := 0
-	for rest, n := spans[1:], spans[0]; n > 0; n-- {
+	b := unsafe.Slice(unsafe.StringData(spans), len(spans)) // read only
+	for rest, n := b[1:], b[0]; n > 0; n-- {
 		if len(rest) == 0 || int(rest[0]) >= len(v) {
 			return false
 		}
@@ -567,10 +569,10 @@ func memberKeyOf(raw string) memberKey {
 	return k
 }
 
-// spansOf is the spans of c's row when Read recorded them, else nil.
-func (r *Run) spansOf(c *Case) []byte {
+// spansOf is the spans of c's row when Read recorded them, else "".
+func (r *Run) spansOf(c *Case) string {
 	if i := int(c.Index); i < len(r.spans) && r.Cases[i] == c {
 		return r.spans[i]
 	}
-	return nil
+	return ""
 }

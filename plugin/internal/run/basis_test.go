@@ -253,7 +253,7 @@ func sameBases(t *testing.T, r *Run, what string) (spanned int) {
 		spans := r.spansOf(c)
 		var fast, split scratch
 		got, gotErr := r.basis(c, line, spans, &fast, dir, nil)
-		want, wantErr := r.basis(c, line, nil, &split, dir, nil)
+		want, wantErr := r.basis(c, line, "", &split, dir, nil)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s, line %d: from spans %q: %v; split: %v", what, c.Loc.Line, spans, gotErr, wantErr)
 		}

@@ -67,7 +67,7 @@ blocks:
 			c := row.c
 			if c == nil { // not kept
 				if row.dir != 0 {
-					owner.lost(row.dir, row.target)
+					owner.lost(row.dir, row.aside)
 				}
 				continue
 			}
@@ -83,7 +83,7 @@ blocks:
 			if !dup {
 				r.Cases = append(r.Cases, nil)
 				if spanned {
-					r.spans = append(r.spans, nil)
+					r.spans = append(r.spans, "")
 				}
 				dirs = append(dirs, 0)
 				if t != nil {
@@ -99,7 +99,7 @@ blocks:
 			c.Index = int32(i)
 			r.Cases[i] = c
 			if spanned {
-				r.spans[i] = row.spans
+				r.spans[i] = row.aside
 			}
 			dirs[i] = row.dir
 			if row.dir != 0 {

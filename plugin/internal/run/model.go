@@ -59,9 +59,9 @@ type Run struct {
 	firsts []uint32
 	// Under Options.Compact: the cases (Cases is nil).
 	compact *compactCases
-	// spans are the spans of Cases[i]'s row (nil: none), under a read that
+	// spans are the spans of Cases[i]'s row ("": none), under a read that
 	// records them (see parseConfig.spanned); nil otherwise.
-	spans [][]byte
+	spans []string
 	ids   idIndex    // cases by test_id, for Find and Ref (built by CaseIDs)
 	idsMu sync.Mutex // held while CaseIDs checks and builds ids
 }

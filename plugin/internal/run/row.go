@@ -7,6 +7,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"unsafe"
 )
 
 // rowWire is the part of a manifest row that Open needs (decoded by
@@ -229,9 +230,11 @@ type parsedRow struct {
 	warn      string
 	th        uint64
 	tkey      uint32
-	line      int32  // within the block, 1-based, until the merge adds the block's position
-	target    string // the row's target when it is not kept (for Case.OverwrittenBy)
-	spans     []byte // of a kept row that Bases may read from its spans (see memberValues.at)
+	line      int32 // within the block, 1-based, until the merge adds the block's position
+	// aside is, for a row not kept, its target (for Case.OverwrittenBy);
+	// for a kept row, its spans when recorded (see memberValues.at). One
+	// field for both: a row's size matters to a read of a million rows.
+	aside string
 }
 
 // checkRow decodes the light view of one manifest line with sk and checks
@@ -277,7 +280,7 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	if a.cfg.tallied {
 		row.th, row.tkey = a.cfg.tally.tallyKey(&h, row.eval)
 		if !kept {
-			row.target = h.Target
+			row.aside = h.Target
 			return row, nil // tallied only: no Case
 		}
 	}
@@ -293,9 +296,10 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	c.Samples = repeats(w, a, sk.in)
 	row.c = c
 	if sr := &sk.spans; sr.on && !sr.bad {
-		row.spans = take(&a.spans, 1+len(sr.buf))
-		row.spans[0] = sr.n
-		copy(row.spans[1:], sr.buf)
+		b := take(&a.spans, 1+len(sr.buf)) // never written again
+		b[0] = sr.n
+		copy(b[1:], sr.buf)
+		row.aside = unsafe.String(&b[0], len(b))
 	}
 	return row, nil
 }

@@ -88,8 +88,10 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 	s.blocks, s.staged, s.bracket = stage(line, s.blocks, brackets), true, 0
 	if s.spans.on {
 		s.spans.reset()
+		err = s.object(s.spanField)
+	} else {
+		err = s.object(nil)
 	}
-	err = s.object(nil)
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
 		s.blocks, s.brackets = nil, nil // a row longer than a read block keeps no masks for the rows after it
@@ -220,9 +222,6 @@ func (s *skimmer) object(member func(key []byte) error) error {
 		var err error
 		if member == nil {
 			err = s.rowField(&s.w, key)
-			if s.spans.on && err == nil {
-				s.spans.note(b, key, wsEnd(b, i+1), s.i)
-			}
 		} else {
 			err = member(key)
 		}
@@ -823,6 +822,16 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 		return s.path(&w.GradingPathCaml, "gradingPath")
 	}
 	return s.skip()
+}
+
+// spanField is rowField for a row whose spans are recorded (s.spans on).
+func (s *skimmer) spanField(key []byte) error {
+	start := wsEnd(s.b, s.i)
+	err := s.rowField(&s.w, key)
+	if err == nil {
+		s.spans.note(s.b, key, start, s.i)
+	}
+	return err
 }
 
 func (s *skimmer) graderField(g *graderWire, key []byte) error {
