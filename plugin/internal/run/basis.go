@@ -407,29 +407,50 @@ var (
 		}
 		return by
 	}()
+	// spanLens has, for each first byte, a bit for the length of each of
+	// spanKeys that starts with it: most keys of a row are ruled out by it.
+	spanLens = func() (lens [256]uint32) {
+		for _, k := range spanKeys {
+			lens[k[0]] |= 1 << len(k)
+		}
+		return lens
+	}()
 )
 
 // spanKey is the index of key in spanKeys, -1 when it is none.
 func spanKey(key []byte) int {
-	if len(key) < len(spanKeysBy) {
-		for _, k := range spanKeysBy[len(key)] {
-			if string(key) == spanKeys[k] {
-				return int(k)
-			}
+	if len(key) == 0 || len(key) >= len(spanKeysBy) || spanLens[key[0]]&(1<<len(key)) == 0 {
+		return -1
+	}
+	for _, k := range spanKeysBy[len(key)] {
+		if string(key) == spanKeys[k] {
+			return int(k)
 		}
 	}
 	return -1
 }
 
 // lowerASCII tells whether key is ASCII without upper-case letters: such a
-// key folds to a textField (all lower-case ASCII) only by being it.
+// key folds to a textField (all lower-case ASCII) only by being it. It
+// looks at a word at a time (the last one overlaps the one before): a byte
+// is upper-case when adding 0x80-'A' sets its high bit and adding
+// 0x80-'Z'-1 does not, which carries into no other byte of an ASCII word.
 func lowerASCII(key []byte) bool {
-	for _, c := range key {
-		if c-'A' < 26 || c >= 0x80 {
-			return false
+	if len(key) < 8 {
+		for _, c := range key {
+			if c-'A' < 26 || c >= 0x80 {
+				return false
+			}
 		}
+		return true
 	}
-	return true
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	upper := func(x uint64) uint64 { return x | (x+ones*(0x80-'A'))&^(x+ones*(0x80-'Z'-1)) }
+	var x uint64
+	for i := 0; i+8 < len(key); i += 8 {
+		x |= upper(binary.LittleEndian.Uint64(key[i:]))
+	}
+	return (x|upper(binary.LittleEndian.Uint64(key[len(key)-8:])))&highs == 0
 }
 
 // spanRecorder records the spans of the row a skimmer reads (see

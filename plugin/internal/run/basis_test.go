@@ -335,14 +335,19 @@ func FuzzBasesFromSpans(f *testing.F) {
 // FuzzSpanKey: spanKey finds a key in spanKeys, and a key lowerASCII
 // accepts folds to no textField without being it (go test runs the seeds).
 func FuzzSpanKey(f *testing.F) {
-	for _, k := range append(spanKeys, "Output", "INPUT_PATH", "reſponse_path", "evalpath", "", "score", "candidate_answers") {
+	for _, k := range append(spanKeys, "Output", "INPUT_PATH", "reſponse_path", "evalpath", "", "score", "candidate_answers",
+		"output_patH", "Output_path", "output_\xffath", "abcdefgZ", "abcdefg@[`{", "exec\x7fution_status") {
 		f.Add(k)
 	}
 	f.Fuzz(func(t *testing.T, key string) {
 		if got, want := spanKey([]byte(key)), slices.Index(spanKeys, key); got != want {
 			t.Fatalf("spanKey(%q) = %d, want %d", key, got, want)
 		}
-		if lowerASCII([]byte(key)) && fieldOf(key, textFields) == len(textFields) {
+		lower := !strings.ContainsFunc(key, func(c rune) bool { return c >= 0x80 || 'A' <= c && c <= 'Z' })
+		if got := lowerASCII([]byte(key)); got != lower {
+			t.Fatalf("lowerASCII(%q) = %v", key, got)
+		}
+		if lower && fieldOf(key, textFields) == len(textFields) {
 			t.Fatalf("%q folds to a textField", key)
 		}
 	})
