@@ -2,12 +2,14 @@ package run
 
 import (
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"agentv-review/plugin/internal/safefile"
 )
@@ -95,7 +97,7 @@ func (r *Run) Bases(cs []*Case, fn func(i int, b *Basis) error) error {
 						fail(i, r.changed(c, "cannot re-read the row: "+ch.err.Error()))
 						continue
 					}
-					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], &sc, dir, &defs)
+					b, err := r.basis(c, ch.data[start:start+int64(c.Loc.Length)], r.spansOf(c), &sc, dir, &defs)
 					if err == nil {
 						err = fn(i, b)
 					}
@@ -165,6 +167,7 @@ const maxKeys = 1024
 type scratch struct {
 	sk     skimmer
 	m      map[string]json.RawMessage // the row's members
+	vals   memberValues               // those a Basis is read from
 	scores rowScores                  // the row's scores[], decoded as it was split
 	read   recent
 	d      Detail  // the reads' warnings, which a Basis does not keep
@@ -174,20 +177,22 @@ type scratch struct {
 // rowScores is a row's scores[] decoded by skimmer.members as it splits
 // the row, in the same pass: list is decodeScores of the last "scores"
 // member when ok; else decodeScores of that member has to be called (the
-// row has none, or one encoding/json decodes).
+// row has none, one encoding/json decodes, or it was not split), in the
+// room of list.
 type rowScores struct {
 	list []scoreRecord
 	ok   bool
 }
 
-// decoded is decodeScores of raw, the row's "scores" member that
-// skimmer.members split, with sk (an empty list may be the reused room,
-// where decodeScores has nil: its callers read the two alike).
+// decoded is decodeScores of raw, the row's "scores" member, with sk (an
+// empty list may be the reused room, where decodeScores has nil: its
+// callers read the two alike).
 func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
-	if rs.ok {
-		return rs.list
+	if !rs.ok {
+		decodeScoresIn(&rs.list, raw, sk)
+		rs.ok = true
 	}
-	return decodeScores(raw, sk)
+	return rs.list
 }
 
 // recent remembers the sidecars a Bases worker read last, by the path the
@@ -241,18 +246,26 @@ func into(dir *safefile.Dir, room *[]byte) reader {
 	}
 }
 
-// basis reads the Basis of c from its row bytes line. Nothing it returns
-// aliases line.
-func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
-	m, err := r.members(c, line, sc)
-	if err != nil {
-		return nil, err
-	}
-	row := &sc.row
+// basis reads the Basis of c from its row bytes line, where the members
+// it reads lie at spans when spans is set (see memberValues.at): a line
+// still the row Read read is not split again. Nothing it returns aliases
+// line.
+func (r *Run) basis(c *Case, line []byte, spans string, sc *scratch, dir *safefile.Dir, defs *evalDefs) (*Basis, error) {
+	v, row := &sc.vals, &sc.row
 	*row = rowFull{}
-	if !textOf(m, sc.sk.folds, row) {
-		if err := r.decodeRow(c, m, textFields, row); err != nil {
+	sc.scores.ok = false // set by a split; from spans, scores[] is decoded only when testDef needs it
+	fromSpans := spans != "" && rowSum(line) == c.Loc.Sum && v.at(rowBytes(line, true), spans)
+	if !fromSpans || !textOf(v, false, row) {
+		m, err := r.members(c, line, sc)
+		if err != nil {
 			return nil, err
+		}
+		v.of(m)
+		*row = rowFull{}
+		if !textOf(v, sc.sk.folds, row) {
+			if err := r.decodeRow(c, m, textFields, row); err != nil {
+				return nil, err
+			}
 		}
 	}
 	d := &sc.d
@@ -261,8 +274,8 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *
 		return sc.read.get(rel, func(room *[]byte) Text { return r.readFileWith(into(dir, room), d, field, rel, basisLimit) })
 	}
 	b := &Basis{Case: c, Answer: r.answer(*row, c.OverwrittenBy == "", text), Input: r.input(*row, text)}
-	eval, named := r.rowSidecar(m, "eval_path")
-	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(m["scores"], &sc.sk) })
+	eval, named := r.sidecarOf("eval_path", v[evalMember])
+	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(v[scoresMember], &sc.sk) })
 	return b, nil
 }
 
@@ -275,7 +288,6 @@ func (r *Run) basis(c *Case, line []byte, sc *scratch, dir *safefile.Dir, defs *
 func (r *Run) members(c *Case, line []byte, sc *scratch) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	var err error
-	sc.scores.ok = false
 	if rowSum(line) == c.Loc.Sum {
 		m, err = r.split(c, rowBytes(line, true), &sc.sk, sc.m, &sc.scores)
 	} else {
@@ -287,30 +299,200 @@ func (r *Run) members(c *Case, line []byte, sc *scratch) (map[string]json.RawMes
 	return m, err
 }
 
-// textOf sets the textFields of row from the members m (normalised) as
-// decodeRow does, without encoding them again, when each field has one
+// textOf sets the textFields of row from v, the row's members (normalised)
+// as decodeRow does, without encoding them again, when each field has one
 // member of its exact name, that is when no key folds to one without being
 // it (folds, skimmer.members': normalize only removes keys or adds first
-// spellings, none of which folds so); else it reports false and leaves row
-// as it is. The RawMessages alias m's values (decodeRow's are compact
-// copies: the same JSON).
-func textOf(m map[string]json.RawMessage, folds bool, row *rowFull) bool {
+// spellings, none of which folds so); else it reports false. The
+// RawMessages alias v's values (decodeRow's are compact copies: the same
+// JSON).
+func textOf(v *memberValues, folds bool, row *rowFull) bool {
 	if folds {
 		return false
 	}
-	for _, f := range textMembers(row) {
-		v, ok := m[f.name]
+	for i, f := range textMembers(row) {
 		switch {
-		case !ok:
+		case v[i] == nil: // absent
 		case f.raw != nil:
-			*f.raw = v
+			*f.raw = v[i]
 		default: // a string: normalize keeps no other kind
-			if *f.path, ok = stringOf(v); !ok {
+			var ok bool
+			if *f.path, ok = stringOf(v[i]); !ok {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// memberValues are the values of the members a Basis is read from (nil:
+// absent), by their index in spanned: the textMembers, eval_path, scores.
+type memberValues [len(spanned)]json.RawMessage
+
+const (
+	evalMember   = textCount
+	scoresMember = textCount + 1
+)
+
+// spanned are the names of memberValues, in their order.
+var spanned = func() [textCount + 2]string {
+	var names [textCount + 2]string
+	for i, m := range textMembers(new(rowFull)) {
+		names[i] = m.name
+	}
+	names[evalMember], names[scoresMember] = "eval_path", "scores"
+	return names
+}()
+
+// of sets v from the members m of a row, normalised.
+func (v *memberValues) of(m map[string]json.RawMessage) {
+	for i, name := range spanned {
+		v[i] = m[name]
+	}
+}
+
+// A row's spans tell where the values of its spanned members lie in the
+// row (rowBytes of its line), so Bases reads them without splitting the
+// row again. Read records them as it checks a row it may read again (see
+// spanRecorder), only for a row whose members split and normalize leave
+// as they are: each spanned key at most once, spelled exactly, the path
+// fields strings, and no key that is a spelling of their groups or folds
+// to one of spanned (textOf's folds). The spans are a count of members,
+// then for each, in row order, its index in spanned and, as uvarints, the
+// gap from the end of the one before and its length: a few bytes a row.
+//
+// at sets v from the spans of row; it reports false (v then unset) for
+// spans that do not fit row.
+func (v *memberValues) at(row []byte, spans string) bool {
+	*v = memberValues{}
+	end := 0
+	b := unsafe.Slice(unsafe.StringData(spans), len(spans)) // read only
+	for rest, n := b[1:], b[0]; n > 0; n-- {
+		if len(rest) == 0 || int(rest[0]) >= len(v) {
+			return false
+		}
+		k := rest[0]
+		gap, g := binary.Uvarint(rest[1:])
+		size, l := binary.Uvarint(rest[1+max(g, 0):])
+		if g <= 0 || l <= 0 || gap > uint64(len(row)-end) || size > uint64(len(row)-end)-gap || size == 0 {
+			return false
+		}
+		start := end + int(gap)
+		end = start + int(size)
+		v[k] = row[start:end:end]
+		rest = rest[1+g+l:]
+	}
+	return true
+}
+
+// spanKeys are spanned, then the other spellings of their rowSpellings
+// groups: the keys a spanRecorder looks for, listed by length in
+// spanKeysBy; spanGrouped has a bit for each of spanned in a group.
+var (
+	spanKeys, spanGrouped = func() ([]string, uint16) {
+		keys, grouped := slices.Clone(spanned[:]), uint16(0)
+		for i, name := range spanned {
+			if g, ok := spellingGroup[name]; ok {
+				keys, grouped = append(keys, rowSpellings[g][1:]...), grouped|1<<i
+			}
+		}
+		return keys, grouped
+	}()
+	spanKeysBy = func() (by [][]uint8) {
+		for i, k := range spanKeys {
+			for len(by) <= len(k) {
+				by = append(by, nil)
+			}
+			by[len(k)] = append(by[len(k)], uint8(i))
+		}
+		return by
+	}()
+	// spanLens has, for each first byte, a bit for the length of each of
+	// spanKeys that starts with it: most keys of a row are ruled out by it.
+	spanLens = func() (lens [256]uint32) {
+		for _, k := range spanKeys {
+			lens[k[0]] |= 1 << len(k)
+		}
+		return lens
+	}()
+)
+
+// spanKey is the index of key in spanKeys, -1 when it is none.
+func spanKey(key []byte) int {
+	if len(key) == 0 || len(key) >= len(spanKeysBy) || spanLens[key[0]]&(1<<len(key)) == 0 {
+		return -1
+	}
+	for _, k := range spanKeysBy[len(key)] {
+		if string(key) == spanKeys[k] {
+			return int(k)
+		}
+	}
+	return -1
+}
+
+// lowerASCII tells whether key is ASCII without upper-case letters: such a
+// key folds to a textField (all lower-case ASCII) only by being it. It
+// looks at a word at a time (the last one overlaps the one before): a byte
+// is upper-case when adding 0x80-'A' sets its high bit and adding
+// 0x80-'Z'-1 does not, which carries into no other byte of an ASCII word.
+func lowerASCII(key []byte) bool {
+	if len(key) < 8 {
+		for _, c := range key {
+			if c-'A' < 26 || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	upper := func(x uint64) uint64 { return x | (x+ones*(0x80-'A'))&^(x+ones*(0x80-'Z'-1)) }
+	var x uint64
+	for i := 0; i+8 < len(key); i += 8 {
+		x |= upper(binary.LittleEndian.Uint64(key[i:]))
+	}
+	return (x|upper(binary.LittleEndian.Uint64(key[len(key)-8:])))&highs == 0
+}
+
+// spanRecorder records the spans of the row a skimmer reads (see
+// memberValues.at) when on.
+type spanRecorder struct {
+	on   bool
+	bad  bool   // the row's spans are not recorded: Bases splits it
+	seen uint16 // the spanned members met
+	n    byte
+	end  int // of the last member recorded
+	buf  []byte
+}
+
+// reset starts a row.
+func (sr *spanRecorder) reset() {
+	sr.bad, sr.seen, sr.n, sr.end, sr.buf = false, 0, 0, 0, sr.buf[:0]
+}
+
+// note is the member key of the row b, its value at b[start:end].
+func (sr *spanRecorder) note(b, key []byte, start, end int) {
+	if sr.bad {
+		return
+	}
+	k := spanKey(key)
+	switch {
+	case k < 0:
+		// A key that folds to a textField without being one (textOf's
+		// folds) leaves the texts to decodeRow.
+		sr.bad = !lowerASCII(key) && fieldOf(key, textFields) == len(textFields)
+		return
+	case k >= len(spanned) || sr.seen&(1<<k) != 0 || spanGrouped&(1<<k) != 0 && jsonKind(b[start:end]) != valueKind(spanned[k]):
+		// Another spelling, a repeat, a value normalize drops (as
+		// skimmer.members' renames).
+		sr.bad = true
+		return
+	}
+	sr.seen |= 1 << k
+	sr.n++
+	sr.buf = append(sr.buf, byte(k))
+	sr.buf = binary.AppendUvarint(sr.buf, uint64(start-sr.end))
+	sr.buf = binary.AppendUvarint(sr.buf, uint64(end-start))
+	sr.end = end
 }
 
 // textMember is a field of rowFull the answer or the input is read from:
@@ -321,7 +503,10 @@ type textMember struct {
 	raw  *json.RawMessage
 }
 
-func textMembers(row *rowFull) [9]textMember {
+// textCount is how many textMembers there are.
+const textCount = 9
+
+func textMembers(row *rowFull) [textCount]textMember {
 	return [...]textMember{
 		{"output_path", &row.OutputPath, nil}, {"answer_path", &row.AnswerPath, nil},
 		{"response_path", &row.ResponsePath, nil}, {"input_path", &row.InputPath, nil},
@@ -403,4 +588,12 @@ func memberKeyOf(raw string) memberKey {
 	}
 	k.folds = fieldOf(k.name, textFields) == len(textFields)
 	return k
+}
+
+// spansOf is the spans of c's row when Read recorded them, else "".
+func (r *Run) spansOf(c *Case) string {
+	if i := int(c.Index); i < len(r.spans) && r.Cases[i] == c {
+		return r.spans[i]
+	}
+	return ""
 }

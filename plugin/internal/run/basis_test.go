@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"unsafe"
 
 	"agentv-review/bench/gen/genrun"
+	"agentv-review/plugin/internal/safefile"
 )
 
 // TestBasesChunks: a Basis holds nothing of the chunk buffer it was
@@ -104,7 +107,9 @@ func checkTextOf(t *testing.T, line []byte) {
 	if err := (&Run{}).decodeRow(&Case{}, m, textFields, &want); err != nil {
 		t.Fatal(err)
 	}
-	if !textOf(m, sk.folds, &got) {
+	var v memberValues
+	v.of(m)
+	if !textOf(&v, sk.folds, &got) {
 		return // decodeRow decodes it
 	}
 	for i, g := range textMembers(&got) {
@@ -227,4 +232,123 @@ func TestRecentKeepsTheLastTwo(t *testing.T) {
 			t.Fatalf("get(%q) then get(%q): the first text became %q, was %q (second %q)", paths[i], paths[i+1], first.Content, want, second.Content)
 		}
 	}
+}
+
+// sameBases checks that every case of r gets the same Basis, and the same
+// warnings and error, read from its row's spans as split (the path Bases
+// takes without spans), and returns how many were read from spans.
+func sameBases(t *testing.T, r *Run, what string) (spanned int) {
+	t.Helper()
+	manifest, err := os.ReadFile(r.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := safefile.OpenDir(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	for _, c := range r.Cases {
+		line := manifest[c.Loc.Offset : c.Loc.Offset+int64(c.Loc.Length)]
+		spans := r.spansOf(c)
+		var fast, split scratch
+		got, gotErr := r.basis(c, line, spans, &fast, dir, nil)
+		want, wantErr := r.basis(c, line, "", &split, dir, nil)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s, line %d: from spans %q: %v; split: %v", what, c.Loc.Line, spans, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(fast.d.Warnings, split.d.Warnings) {
+			t.Fatalf("%s, line %d: from spans %q:\n%+v\n%v\nsplit:\n%+v\n%v", what, c.Loc.Line, spans, got, fast.d.Warnings, want, split.d.Warnings)
+		}
+		if fast.m == nil { // never split
+			spanned++
+		}
+	}
+	return spanned
+}
+
+// TestBasesFromSpans: the cases of the 4.42.4 corpus and of the upstream
+// fixtures get the Basis from their spans that splitting their rows gives,
+// and most are read from spans.
+func TestBasesFromSpans(t *testing.T) {
+	runs, _ := filepath.Glob(filepath.Join(corpus, "runs", "*"))
+	more, _ := filepath.Glob("../../../../shared/fixtures/agentv-*/*")
+	cases, spanned := 0, 0
+	for _, dir := range append(runs, more...) {
+		r, err := Open(dir, Options{})
+		if err != nil {
+			continue // not a run (a README)
+		}
+		cases += len(r.Cases)
+		spanned += sameBases(t, r, dir)
+	}
+	t.Logf("%d of %d cases read from spans", spanned, cases)
+	if cases < 50 || spanned < cases/2 {
+		t.Fatalf("%d of %d cases read from spans", spanned, cases)
+	}
+}
+
+// FuzzBasesFromSpans: for any row, the Basis read from its spans is the
+// one splitting it gives (go test runs the seeds).
+func FuzzBasesFromSpans(f *testing.F) {
+	for _, line := range skimCorpusLines(f) {
+		f.Add(string(line))
+	}
+	for _, s := range textSeeds {
+		f.Add(strings.Replace(s, "{", `{"score":1,`, 1))
+	}
+	for _, s := range []string{
+		`{"score":1,"test_id":"t","eval_path":"a/task/EVAL.yaml","answer_path":"a/answer.md","input_path":"a/input.md","scores":[{"name":"g","input":{"userPrompt":"[[ ## criteria ## ]]\ncrit"}}]}`,
+		`{"score":1,"test_id":"t","eval_path":"a/task/EVAL.yaml","evalPath":"b/EVAL.yaml","answer_path":"a/answer.md"}`,
+		`{"score":1,"test_id":"t","eval_path":null,"evalPath":"a/task/EVAL.yaml","output_path":"a/answer.md"}`,
+		`{"score":1,"test_id":"t","answer_path":"a/answer.md","answer_path":"a/input.md"}`,
+		`{"score":1,"test_id":"t","answer_path":5,"answerPath":"a/answer.md"}`,
+		`{"score":1,"test_id":"t","Answer_Path":"a/input.md","answer_path":"a/answer.md"}`,
+		`{"score":1,"test_id":"t","reſponse_path":"a/input.md","response_path":"a/answer.md"}`,
+		`{"score":1,"test_id":"t","eval\u005fpath":"a/task/EVAL.yaml","input_path":"a\/input.md","scores":{}}`,
+		`{"score":1,"test_id":"t","scores":[1,{"name":"n","name":"m"}],"scores":[{"input":"x"}],"output":[{"role":"assistant","content":"o"}]}`,
+		` {"score":1, "test_id" : "t" , "input_path" :	"a/input.md" , "eval_path":"a/task/EVAL.yaml"} `,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") {
+			return // one row per input
+		}
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"index.jsonl":       line + "\n",
+			"a/answer.md":       "the answer",
+			"a/input.md":        "the input",
+			"a/task/EVAL.yaml":  "tests:\n  - id: t\n    criteria: be right\n",
+			"b/EVAL.yaml":       "tests:\n  - id: t\n    expected_output: yes\n",
+			"a/outputs/resp.md": "@[assistant]:\nhi",
+		})
+		r, err := Open(dir, Options{})
+		if err != nil {
+			return
+		}
+		sameBases(t, r, fmt.Sprintf("%q", line))
+	})
+}
+
+// FuzzSpanKey: spanKey finds a key in spanKeys, and a key lowerASCII
+// accepts folds to no textField without being it (go test runs the seeds).
+func FuzzSpanKey(f *testing.F) {
+	for _, k := range append(spanKeys, "Output", "INPUT_PATH", "reſponse_path", "evalpath", "", "score", "candidate_answers",
+		"output_patH", "Output_path", "output_\xffath", "abcdefgZ", "abcdefg@[`{", "exec\x7fution_status") {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if got, want := spanKey([]byte(key)), slices.Index(spanKeys, key); got != want {
+			t.Fatalf("spanKey(%q) = %d, want %d", key, got, want)
+		}
+		lower := !strings.ContainsFunc(key, func(c rune) bool { return c >= 0x80 || 'A' <= c && c <= 'Z' })
+		if got := lowerASCII([]byte(key)); got != lower {
+			t.Fatalf("lowerASCII(%q) = %v", key, got)
+		}
+		if lower && fieldOf(key, textFields) == len(textFields) {
+			t.Fatalf("%q folds to a textField", key)
+		}
+	})
 }

@@ -353,7 +353,12 @@ func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
 // rowSidecar is the sidecar the row members m name in field (Present not
 // set): none when the value is not a non-empty string.
 func (r *Run) rowSidecar(m map[string]json.RawMessage, field string) (Sidecar, bool) {
-	rel, ok := stringOf(m[field])
+	return r.sidecarOf(field, m[field])
+}
+
+// sidecarOf is rowSidecar for the value v of field.
+func (r *Run) sidecarOf(field string, v json.RawMessage) (Sidecar, bool) {
+	rel, ok := stringOf(v)
 	if !ok || rel == "" {
 		return Sidecar{}, false
 	}

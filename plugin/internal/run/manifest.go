@@ -32,6 +32,8 @@ func (r *Run) readManifest(file, rel string) error {
 		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true
 		defer t.free() // on every path: its records are outside the heap
 	}
+	spanned := cfg.spanned() && cc == nil
+	r.spans = nil
 	p := startPipeline(f, cfg)
 	defer p.stop()
 
@@ -65,7 +67,7 @@ blocks:
 			c := row.c
 			if c == nil { // not kept
 				if row.dir != 0 {
-					owner.lost(row.dir, row.target)
+					owner.lost(row.dir, row.aside)
 				}
 				continue
 			}
@@ -80,6 +82,9 @@ blocks:
 			i, dup := seen.index(c, row.eval, r.Cases)
 			if !dup {
 				r.Cases = append(r.Cases, nil)
+				if spanned {
+					r.spans = append(r.spans, "")
+				}
 				dirs = append(dirs, 0)
 				if t != nil {
 					firstLines = append(firstLines, n)
@@ -93,6 +98,9 @@ blocks:
 			}
 			c.Index = int32(i)
 			r.Cases[i] = c
+			if spanned {
+				r.spans[i] = row.aside
+			}
 			dirs[i] = row.dir
 			if row.dir != 0 {
 				owner.last[row.dir] = int32(i)

@@ -59,8 +59,11 @@ type Run struct {
 	firsts []uint32
 	// Under Options.Compact: the cases (Cases is nil).
 	compact *compactCases
-	ids     idIndex    // cases by test_id, for Find and Ref (built by CaseIDs)
-	idsMu   sync.Mutex // held while CaseIDs checks and builds ids
+	// spans are the spans of Cases[i]'s row ("": none), under a read that
+	// records them (see parseConfig.spanned); nil otherwise.
+	spans []string
+	ids   idIndex    // cases by test_id, for Find and Ref (built by CaseIDs)
+	idsMu sync.Mutex // held while CaseIDs checks and builds ids
 }
 
 // Warning is something a reader tolerated but the user should know

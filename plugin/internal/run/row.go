@@ -7,6 +7,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"unsafe"
 )
 
 // rowWire is the part of a manifest row that Open needs (decoded by
@@ -229,8 +230,11 @@ type parsedRow struct {
 	warn      string
 	th        uint64
 	tkey      uint32
-	line      int32  // within the block, 1-based, until the merge adds the block's position
-	target    string // the row's target when it is not kept (for Case.OverwrittenBy)
+	line      int32 // within the block, 1-based, until the merge adds the block's position
+	// aside is, for a row not kept, its target (for Case.OverwrittenBy);
+	// for a kept row, its spans when recorded (see memberValues.at). One
+	// field for both: a row's size matters to a read of a million rows.
+	aside string
 }
 
 // checkRow decodes the light view of one manifest line with sk and checks
@@ -264,6 +268,7 @@ func checkRow(line []byte, sk *skimmer) (w *rowWire, warn string, err *rowError)
 // hot function of Open (see skimRow). loose reads a row not kept
 // loosely (see check).
 func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, err *rowError) {
+	sk.spans.on = a.cfg.spanned()
 	w, h, kept, warn, err := a.cfg.check(line, sk, loose)
 	if err != nil {
 		return row, err
@@ -275,7 +280,7 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	if a.cfg.tallied {
 		row.th, row.tkey = a.cfg.tally.tallyKey(&h, row.eval)
 		if !kept {
-			row.target = h.Target
+			row.aside = h.Target
 			return row, nil // tallied only: no Case
 		}
 	}
@@ -290,8 +295,19 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	c.Graders = a.summaries(w.graders())
 	c.Samples = repeats(w, a, sk.in)
 	row.c = c
+	if sr := &sk.spans; sr.on && !sr.bad {
+		b := take(&a.spans, 1+len(sr.buf)) // never written again
+		b[0] = sr.n
+		copy(b[1:], sr.buf)
+		row.aside = unsafe.String(&b[0], len(b))
+	}
 	return row, nil
 }
+
+// spanned tells whether a read records the spans of its rows: a read that
+// keeps every case whole (no Options.Outline, no keep), which Bases reads
+// again (see RowLoc.Sum). status, list and show read otherwise.
+func (cfg *parseConfig) spanned() bool { return !cfg.outline && cfg.keep == nil }
 
 // check is checkRow, and gives the row's head and whether the read keeps
 // it (keep, or every row without one). With loose (under
@@ -326,6 +342,7 @@ type arena struct {
 	graders []GraderSummary
 	samples []SampleSummary
 	floats  []float64
+	spans   []byte
 
 	cfg      parseConfig // shared by the arenas of one Open
 	outlines *outlines   // set under Options.Outline

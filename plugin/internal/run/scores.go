@@ -19,17 +19,24 @@ import (
 // decodes the second into the first's value) — is left to encoding/json.
 func decodeScores(raw []byte, sk *skimmer) []scoreRecord {
 	var out []scoreRecord
+	decodeScoresIn(&out, raw, sk)
+	return out
+}
+
+// decodeScoresIn is decodeScores into *list, whose room it reuses (an
+// empty list may then be that room, where decodeScores has nil).
+func decodeScoresIn(list *[]scoreRecord, raw []byte, sk *skimmer) {
+	*list = (*list)[:0]
 	if len(raw) == 0 {
-		return nil
+		return
 	}
 	sk.b, sk.i, sk.depth = raw, 0, 0
-	if ok, err := sk.scoreList(&out); ok && err == nil {
-		return out
+	if ok, err := sk.scoreList(list); ok && err == nil {
+		return
 	}
-	out = nil
-	_ = json.Unmarshal(raw, &out)
-	withPrompts(out, sk)
-	return out
+	*list = nil
+	_ = json.Unmarshal(raw, list)
+	withPrompts(*list, sk)
 }
 
 // withPrompts sets the prompt of each of scores (and of their children)

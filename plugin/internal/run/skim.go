@@ -68,6 +68,9 @@ type skimmer struct {
 	// loose, when set, skips nested values by looseEnd, unchecked (see
 	// Options.CheckKeptOnly).
 	loose bool
+	// spans, when on, records where the members a Basis reads lie in the
+	// row (see memberValues.at).
+	spans spanRecorder
 }
 
 // row decodes the light fields of line. The result is owned by s.
@@ -83,7 +86,12 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		brackets = &s.brackets
 	}
 	s.blocks, s.staged, s.bracket = stage(line, s.blocks, brackets), true, 0
-	err = s.object(nil)
+	if s.spans.on {
+		s.spans.reset()
+		err = s.object(s.spanField)
+	} else {
+		err = s.object(nil)
+	}
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
 		s.blocks, s.brackets = nil, nil // a row longer than a read block keeps no masks for the rows after it
@@ -814,6 +822,16 @@ func (s *skimmer) rowField(w *rowWire, key []byte) error {
 		return s.path(&w.GradingPathCaml, "gradingPath")
 	}
 	return s.skip()
+}
+
+// spanField is rowField for a row whose spans are recorded (s.spans on).
+func (s *skimmer) spanField(key []byte) error {
+	start := wsEnd(s.b, s.i)
+	err := s.rowField(&s.w, key)
+	if err == nil {
+		s.spans.note(s.b, key, start, s.i)
+	}
+	return err
 }
 
 func (s *skimmer) graderField(g *graderWire, key []byte) error {
