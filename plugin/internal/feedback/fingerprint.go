@@ -254,7 +254,15 @@ func (n *normaliser) hold(p []byte) {
 
 // isLineBlank is whether c is one of lineBlanks (bytes.TrimRight with
 // them would build their set for every line).
-func isLineBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+func isLineBlank(c byte) bool { return lineBlank[c] }
+
+// lineBlank flags the bytes of lineBlanks.
+var lineBlank = func() (set [256]bool) {
+	for _, c := range []byte(lineBlanks) {
+		set[c] = true
+	}
+	return set
+}()
 
 // lineBlanks are the blanks normalise drops at the end of a line;
 // heldBack adds the newline.

@@ -29,7 +29,7 @@ type treeReader struct {
 	bad              bool
 	keys, strs, nums map[string]any // keys and strings as string, numbers as json.Number
 	members          []treeItem     // of the objects being read, innermost last
-	memo             *entryMemo     // of the entries it checked by parts (entryResults.checkRaw)
+	memo             *entryMemo     // of the entries it checked by parts (entryResults.checkRaw, checkEncoded)
 }
 
 // shareLimit caps the values a treeReader shares.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ func encodeTo(w io.Writer, f *File, s *gojsonschema.Schema) (problems []Problem,
 	emitFile(e, f, func() {
 		write(e.b)
 		e.b = e.b[:0]
-		problems, err = encodeCases(f.PerCase, s, newInOrder(len(f.PerCase), write))
+		problems, err = encodeCases(f.PerCase, s, newBlockWriter(len(f.PerCase), write))
 		e.open[len(e.open)-1].n += len(f.PerCase)
 	})
 	if err == nil {
@@ -120,42 +121,47 @@ func encodeTo(w io.Writer, f *File, s *gojsonschema.Schema) (problems []Problem,
 	return problems, nil, werr
 }
 
-// inOrder writes the blocks of entries encodeCases encodes in order, each
-// as soon as it and those before it are done, on the core that finishes
-// it, and keeps their buffers for later blocks.
-type inOrder struct {
-	mu      sync.Mutex
+// blockWriter writes the blocks of entries encodeCases encodes in order,
+// each as soon as it and those before it are done, on the core that
+// finishes it, and keeps their buffers for later blocks. It is app's
+// inOrder for a package app imports, with one difference: the core that
+// completes the next block writes it, instead of a goroutine draining
+// finished blocks, which the encoding cores starved (about a third of the
+// blocks then got a new buffer).
+type blockWriter struct {
+	mu      sync.Mutex // guards pending, next and the writes
 	write   func(b []byte)
-	pending [][]byte // by block: done, not yet written
-	next    int      // the block to write next
-	free    [][]byte // buffers written out
+	pending [][]byte    // by block: done, not yet written
+	next    int         // the block to write next
+	free    chan []byte // buffers written out; taken without waiting for a write
 }
 
-func newInOrder(entries int, write func(b []byte)) *inOrder {
-	return &inOrder{write: write, pending: make([][]byte, blockCount(entries))}
+func newBlockWriter(entries int, write func(b []byte)) *blockWriter {
+	return &blockWriter{write: write, pending: make([][]byte, blockCount(entries)), free: make(chan []byte, runtime.GOMAXPROCS(0)+1)}
 }
 
 // buffer is a buffer written out, or a new one of size bytes.
-func (o *inOrder) buffer(size int64) []byte {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if n := len(o.free); n > 0 {
-		b := o.free[n-1]
-		o.free = o.free[:n-1]
+func (o *blockWriter) buffer(size int64) []byte {
+	select {
+	case b := <-o.free:
 		return b[:0]
+	default:
+		return make([]byte, 0, size)
 	}
-	return make([]byte, 0, size)
 }
 
 // done hands over block's bytes b, and writes every block now next in
 // order.
-func (o *inOrder) done(block int, b []byte) {
+func (o *blockWriter) done(block int, b []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.pending[block] = b
 	for ; o.next < len(o.pending) && o.pending[o.next] != nil; o.next++ {
 		o.write(o.pending[o.next])
-		o.free = append(o.free, o.pending[o.next])
+		select {
+		case o.free <- o.pending[o.next]:
+		default:
+		}
 		o.pending[o.next] = nil
 	}
 }
@@ -165,7 +171,7 @@ func (o *inOrder) done(block int, b []byte) {
 // nil): by parts from the members the encoder notes (checkEncoded), else
 // by checkRaw of the bytes just encoded, so a value seen before is not
 // decoded again. Each block goes to out once it is checked.
-func encodeCases(cases []Case, s *gojsonschema.Schema, out *inOrder) ([]Problem, error) {
+func encodeCases(cases []Case, s *gojsonschema.Schema, out *blockWriter) ([]Problem, error) {
 	r := newEntryResults(s, len(cases))
 	var size atomic.Int64 // of the largest block so far, to size the next
 	err := inBlocks(len(cases), func(t *treeReader, block, lo, hi int) error {
