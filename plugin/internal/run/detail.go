@@ -340,7 +340,7 @@ func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
 		if field == "workspace_path" || !strings.HasSuffix(field, "_path") && !strings.HasSuffix(field, "_dir") {
 			continue
 		}
-		if sc, ok := r.rowSidecar(m, field); ok {
+		if sc, ok := r.sidecarOf(field, m[field]); ok {
 			p, ok := r.inside(sc.Path)
 			sc.Present = ok && exists(p)
 			out = append(out, sc)
@@ -350,13 +350,8 @@ func (r *Run) sidecars(m map[string]json.RawMessage) []Sidecar {
 	return out
 }
 
-// rowSidecar is the sidecar the row members m name in field (Present not
-// set): none when the value is not a non-empty string.
-func (r *Run) rowSidecar(m map[string]json.RawMessage, field string) (Sidecar, bool) {
-	return r.sidecarOf(field, m[field])
-}
-
-// sidecarOf is rowSidecar for the value v of field.
+// sidecarOf is the sidecar a row's member field of value v names (Present
+// not set): none when the value is not a non-empty string.
 func (r *Run) sidecarOf(field string, v json.RawMessage) (Sidecar, bool) {
 	rel, ok := stringOf(v)
 	if !ok || rel == "" {
