@@ -56,12 +56,9 @@ type skimmer struct {
 
 	escaped bool // the string rawString read last has an escape
 	// blocks are the stage-1 masks of the line row is reading (staged
-	// set): see stage; brackets, for a loose read, the blocks that hold
-	// brackets outside strings, and bracket an index into it (looseEnd).
-	blocks   []stageBlock
-	brackets []int32
-	bracket  int
-	staged   bool
+	// set), none for a loose read: see stage.
+	blocks []stageBlock
+	staged bool
 	// views, set for Open's rows, lets path read a string as a view of
 	// the line instead of a copy (see path).
 	views bool
@@ -81,11 +78,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
 		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
 	}
-	var brackets *[]int32
-	if s.loose {
-		brackets = &s.brackets
-	}
-	s.blocks, s.staged, s.bracket = stage(line, s.blocks, brackets), true, 0
+	s.blocks, s.staged = stage(line, s.blocks, s.loose), true
 	if s.spans.on {
 		s.spans.reset()
 		err = s.object(s.spanField)
@@ -94,7 +87,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 	}
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
-		s.blocks, s.brackets = nil, nil // a row longer than a read block keeps no masks for the rows after it
+		s.blocks = nil // a row longer than a read block keeps no masks for the rows after it
 	}
 	if err == nil {
 		s.ws()

@@ -34,12 +34,12 @@ var twoByteEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': 
 
 // stage computes the masks of line into blocks (reusing its array) and
 // returns them, one per 64 bytes and one for the rest (which may be
-// none: a string's body may start at len(line)). With brackets set, for
-// a loose read, it stages nothing and returns no blocks: near and
-// stringEnd then scan the bytes of the few strings the read looks at,
-// and looseEnd counts the brackets of the values it skips itself.
-func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
-	if brackets != nil {
+// none: a string's body may start at len(line)). For a loose read
+// (loose set) it stages nothing and returns no blocks: the read then
+// scans the bytes of the few strings it looks at, and looseEnd counts the
+// brackets of the values it skips itself.
+func stage(line []byte, blocks []stageBlock, loose bool) []stageBlock {
+	if loose {
 		return blocks[:0]
 	}
 	n := len(line)/64 + 1
