@@ -165,7 +165,7 @@ func highBits(x uint64) uint64 { return (x >> 7 & 0x0101010101010101) * 0x010204
 // it starts in (most do), read from the masks inline; ok is false for any
 // other, which the caller leaves to stringEnd.
 func (s *skimmer) near(i int) (end int, ok, escaped bool) {
-	if k := i >> 6; s.staged && k < len(s.blocks) { // staged, and not loose
+	if k := i >> 6; s.staged && k < len(s.blocks) { // staged (so not loose)
 		bl, at := &s.blocks[k], i&63
 		// The first quote or special byte from i on (i's bit at 0): a
 		// quote ends the string (no quote is special).
@@ -185,7 +185,7 @@ func (s *skimmer) near(i int) (end int, ok, escaped bool) {
 func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
 	blocks := s.blocks
 	k := i >> 6
-	if !s.staged || k >= len(blocks) { // not staged, or staged loose
+	if !s.staged || k >= len(blocks) { // not staged (a loose read is not)
 		return stringScan(s.b, i)
 	}
 	bl := &blocks[k]
