@@ -61,10 +61,9 @@ func outsideStrings(b []byte, i int) bool {
 	return !inString && !escaped[i]
 }
 
-// looseEndOf is looseEnd of b from start, b staged with brackets.
+// looseEndOf is looseEnd of b from start.
 func looseEndOf(b []byte, start int) (int, bool) {
 	s := skimmer{b: b}
-	s.blocks = stage(b, nil, &s.brackets)
 	return s.looseEnd(start)
 }
 
@@ -198,8 +197,7 @@ func sameKeptRead(t *testing.T, strict, loose *Run) {
 // nothing but quotes, backslashes and brackets (and a letter), from every
 // bracket outside strings: runs of backslashes and strings that cross
 // block boundaries everywhere, which a fuzzer finds only slowly. Each
-// line is staged once and skipped from its brackets in order, then in
-// reverse (looseEnd starts its search where the call before ended).
+// line is skipped from its brackets in order, then in reverse.
 func TestLooseEndDense(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	const alphabet = `"\\{}[]a`
@@ -215,7 +213,6 @@ func TestLooseEndDense(t *testing.T) {
 			}
 		}
 		s := skimmer{b: b}
-		s.blocks = stage(b, nil, &s.brackets)
 		backward := slices.Clone(starts)
 		slices.Reverse(backward)
 		for _, start := range append(starts, backward...) {
@@ -227,16 +224,15 @@ func TestLooseEndDense(t *testing.T) {
 	}
 }
 
-// BenchmarkLooseEnd stages a line holding an array of 5000 grader-like
-// objects (a bracket every 15 bytes, escaped quotes in every object) with
-// brackets and skips the array: MB/s is bytes skipped.
+// BenchmarkLooseEnd skips a line holding an array of 5000 grader-like
+// objects (a bracket every 15 bytes, escaped quotes in every object): MB/s
+// is bytes skipped.
 func BenchmarkLooseEnd(b *testing.B) {
 	line := []byte("[" + strings.Repeat(`{"name":"contains-patch","type":"contains","assertions":[{"text":"Output contains \\"patch\\"","passed":false}],"x":[1,2,3]},`, 5000) + "0]")
 	b.SetBytes(int64(len(line)))
 	var s skimmer
 	s.b = line
 	for b.Loop() {
-		s.blocks = stage(line, s.blocks, &s.brackets)
 		if end, ok := s.looseEnd(0); !ok || end != len(line) {
 			b.Fatal(end, ok)
 		}

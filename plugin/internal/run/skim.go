@@ -56,12 +56,9 @@ type skimmer struct {
 
 	escaped bool // the string rawString read last has an escape
 	// blocks are the stage-1 masks of the line row is reading (staged
-	// set): see stage; brackets, for a loose read, the blocks that hold
-	// brackets outside strings, and bracket an index into it (looseEnd).
-	blocks   []stageBlock
-	brackets []int32
-	bracket  int
-	staged   bool
+	// set; a loose read has none and leaves staged unset): see stage.
+	blocks []stageBlock
+	staged bool
 	// views, set for Open's rows, lets path read a string as a view of
 	// the line instead of a copy (see path).
 	views bool
@@ -81,11 +78,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
 		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
 	}
-	var brackets *[]int32
-	if s.loose {
-		brackets = &s.brackets
-	}
-	s.blocks, s.staged, s.bracket = stage(line, s.blocks, brackets), true, 0
+	s.blocks, s.staged = stage(line, s.blocks, s.loose), !s.loose
 	if s.spans.on {
 		s.spans.reset()
 		err = s.object(s.spanField)
@@ -94,7 +87,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 	}
 	s.staged = false // the other readers set s.b themselves
 	if len(line) > blockSize {
-		s.blocks, s.brackets = nil, nil // a row longer than a read block keeps no masks for the rows after it
+		s.blocks = nil // a row longer than a read block keeps no masks for the rows after it
 	}
 	if err == nil {
 		s.ws()
@@ -200,7 +193,12 @@ func (s *skimmer) object(member func(key []byte) error) error {
 		}
 		end, ok, escaped := s.near(i + 1) // ok: before len(b)
 		if !ok {
-			if end, ok, escaped = s.stringEnd(i + 1); !ok || end == len(b) {
+			if !s.staged { // no masks (a loose read, or not a row): stringEnd would only pass it on
+				end, ok, escaped = stringScan(b, i+1)
+			} else {
+				end, ok, escaped = s.stringEnd(i + 1)
+			}
+			if !ok || end == len(b) {
 				s.i = end
 				return s.stringFail(ok)
 			}
@@ -279,7 +277,12 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
 	end, ok, escaped := s.near(start) // ok: before len(s.b)
 	if !ok {
-		if end, ok, escaped = s.stringEnd(start); !ok || end == len(s.b) {
+		if !s.staged { // as in object
+			end, ok, escaped = stringScan(s.b, start)
+		} else {
+			end, ok, escaped = s.stringEnd(start)
+		}
+		if !ok || end == len(s.b) {
 			s.i = end
 			return nil, s.stringFail(ok)
 		}

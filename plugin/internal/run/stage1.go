@@ -34,12 +34,12 @@ var twoByteEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': 
 
 // stage computes the masks of line into blocks (reusing its array) and
 // returns them, one per 64 bytes and one for the rest (which may be
-// none: a string's body may start at len(line)). With brackets set, for
-// a loose read, it stages nothing and returns no blocks: near and
-// stringEnd then scan the bytes of the few strings the read looks at,
-// and looseEnd counts the brackets of the values it skips itself.
-func stage(line []byte, blocks []stageBlock, brackets *[]int32) []stageBlock {
-	if brackets != nil {
+// none: a string's body may start at len(line)). For a loose read
+// (loose set) it stages nothing and returns no blocks: the read then
+// scans the bytes of the few strings it looks at, and looseEnd counts the
+// brackets of the values it skips itself.
+func stage(line []byte, blocks []stageBlock, loose bool) []stageBlock {
+	if loose {
 		return blocks[:0]
 	}
 	n := len(line)/64 + 1
@@ -165,7 +165,7 @@ func highBits(x uint64) uint64 { return (x >> 7 & 0x0101010101010101) * 0x010204
 // it starts in (most do), read from the masks inline; ok is false for any
 // other, which the caller leaves to stringEnd.
 func (s *skimmer) near(i int) (end int, ok, escaped bool) {
-	if k := i >> 6; s.staged && k < len(s.blocks) { // staged, and not loose
+	if k := i >> 6; s.staged && k < len(s.blocks) { // staged (so not loose)
 		bl, at := &s.blocks[k], i&63
 		// The first quote or special byte from i on (i's bit at 0): a
 		// quote ends the string (no quote is special).
@@ -185,7 +185,7 @@ func (s *skimmer) near(i int) (end int, ok, escaped bool) {
 func (s *skimmer) stringEnd(i int) (end int, ok, escaped bool) {
 	blocks := s.blocks
 	k := i >> 6
-	if !s.staged || k >= len(blocks) { // not staged, or staged loose
+	if !s.staged || k >= len(blocks) { // not staged (a loose read is not)
 		return stringScan(s.b, i)
 	}
 	bl := &blocks[k]

@@ -17,11 +17,14 @@ func stageChunk(b []byte, out []stageBlock, carry *uint64) {
 // looseSkip is looseSkipWords, in one pass of AVX2 (and a carry-less
 // multiply for the prefix XOR) where the processor has them.
 func looseSkip(b []byte, st *skipState) int {
-	if cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT {
+	if looseAVX2 {
 		return looseSkipAVX2(b, st)
 	}
 	return looseSkipWords(b, st)
 }
+
+// looseAVX2 tells whether the processor has what looseSkipAVX2 needs.
+var looseAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT
 
 //go:noescape
 func looseSkipAVX2(b []byte, st *skipState) int

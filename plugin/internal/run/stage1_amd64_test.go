@@ -68,7 +68,7 @@ func FuzzStageAVX2(f *testing.F) {
 // it finds none) the state that looseSkipWords gives, on lines of whole
 // blocks whose backslash runs and strings cross block and run boundaries.
 func FuzzLooseSkipAMD64(f *testing.F) {
-	if !cpu.X86.HasAVX2 || !cpu.X86.HasPCLMULQDQ || !cpu.X86.HasPOPCNT {
+	if !looseAVX2 {
 		f.Skip("no AVX2, carry-less multiply or POPCNT")
 	}
 	f.Add([]byte(`"{\\\"[`), 0, 1, 7, 0)
