@@ -305,10 +305,8 @@ func (s *skimmer) stringFail(ok bool) error {
 // closing quote (len(b) when there is none), or ok false and the index of
 // a control character or bad escape; escaped tells whether the body has an
 // escape.
-//
-// Even a short string goes to stringRun at once: its first sixteen bytes
-// are one step there, and a first word looked at in Go cost more
-// instructions than the call it saved.
+// It is the portable definition: the skimmer calls stringScan (assembly
+// on amd64, this elsewhere).
 func stringEnd(b []byte, i int) (end int, ok, escaped bool) {
 	for {
 		var skipped bool

@@ -2,9 +2,12 @@ package run
 
 import "encoding/binary"
 
-// stringRunWords is stringRun in portable Go, eight bytes at a time: the
-// implementation on other architectures, and amd64's reference in tests.
-func stringRunWords(b []byte, i int) (j int, escaped bool) {
+// stringRun returns the index of the first quote, control character or
+// backslash from i on that does not start a two-byte escape (\" \\ \/ \b
+// \f \n \r \t), len(b) when there is none, skipping those escapes eight
+// bytes at a time; escaped tells whether it skipped one. It is stringEnd's
+// scan: on amd64 only the reference of the assembly stringScan in tests.
+func stringRun(b []byte, i int) (j int, escaped bool) {
 	for {
 		for ; i+8 <= len(b); i += 8 {
 			if specialBytes(binary.LittleEndian.Uint64(b[i:])) != 0 {

@@ -82,56 +82,10 @@ DATA ·stringbytes+32(SB)/8, $0x1f1f1f1f1f1f1f1f
 DATA ·stringbytes+40(SB)/8, $0x1f1f1f1f1f1f1f1f
 GLOBL ·stringbytes(SB), RODATA|NOPTR, $48
 
-// func stringRun(b []byte, i int) (j int, escaped bool)
-TEXT ·stringRun(SB), NOSPLIT, $0-41
-	MOVQ b_base+0(FP), SI
-	MOVQ b_len+8(FP), DX
-	MOVQ i+24(FP), AX
-	XORL DI, DI
-	SSEBYTES
-loop32:
-	STEP32(BX, loop16, found)
-	JMP loop32
-loop16:
-	STEP16(BX, tail, found)
-	JMP loop16
-found:
-	BSFQ BX, BX
-	ADDQ BX, AX
-special:
-	// b[AX] is a quote, a backslash or a control character: skip a
-	// two-byte escape, stop at anything else.
-	CMPB (SI)(AX*1), $0x5c
-	JNE done
-	LEAQ 1(AX), CX
-	CMPQ CX, DX
-	JAE done
-	MOVBLZX (SI)(CX*1), BX
-	MOVQ ESC_LOW, R10
-	CMPQ BX, $64
-	JB test
-	SUBQ $64, BX
-	MOVQ ESC_HIGH, R10
-	CMPQ BX, $64
-	JAE done
-test:
-	BTQ BX, R10
-	JCC done
-	ADDQ $2, AX
-	MOVL $1, DI
-	JMP loop32
-tail:
-	TAILSTEP(done, special)
-	JMP tail
-done:
-	MOVQ AX, j+32(FP)
-	MOVB DI, escaped+40(FP)
-	RET
-
 // func stringScan(b []byte, i int) (end int, ok, escaped bool)
 //
-// stringRun's scan (with AVX2 where the processor has it, scanAVX2), and
-// where it stops what stringEnd does: a quote (or the end of b) ends the
+// stringRun's scan, sixteen bytes at a time (thirty-two with AVX2 where
+// the processor has it, scanAVX2), and where it stops what stringEnd does: a quote (or the end of b) ends the
 // string, a control character or a bad escape is an error (ok 0, BX 0),
 // and a \u escape with four hex digits is skipped.
 TEXT ·stringScan(SB), NOSPLIT, $0-42
