@@ -154,9 +154,10 @@ func promptTree(scores []scoreRecord) string {
 	return b.String()
 }
 
-// checkPromptScores: decodeScoresIn not full gives the prompts, nesting
-// and so the Task (fromPrompts, from every start it may have) of the full
-// decode, on any bytes (it walks them as the full decode does).
+// checkPromptScores: decodeScoresIn not full gives the prompts and
+// nesting of the full decode, on any bytes (it walks them as the full
+// decode does), and fromPrompts of it, from every start it may have, the
+// Task fromPromptsByMap finds in the full decode.
 func checkPromptScores(t *testing.T, raw []byte) {
 	t.Helper()
 	var sk skimmer
@@ -166,12 +167,39 @@ func checkPromptScores(t *testing.T, raw []byte) {
 	if got, want := promptTree(list), promptTree(full); got != want {
 		t.Fatalf("%q: prompts not full %s, full %s", raw, got, want)
 	}
-	for _, start := range []Task{{}, {Criteria: "c"}, {Expected: "e"}} {
-		got, want := start, start
-		got.fromPrompts(list, false)
-		want.fromPrompts(full, false)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q from %+v: Task not full %+v, full %+v", raw, start, got, want)
+	for _, start := range []Task{{}, {Criteria: "c"}, {Expected: "e"}, {FileChanges: "f"}} {
+		for _, changes := range []bool{false, true} {
+			got, want := start, start
+			got.fromPrompts(list, changes)
+			fromPromptsByMap(&want, full, changes)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q from %+v, changes %v: Task not full %+v, full by map %+v", raw, start, changes, got, want)
+			}
+		}
+	}
+}
+
+// fromPromptsByMap is Task.fromPrompts by the plain reading: each prompt
+// decoded whole, its sections by sectionsByMap.
+func fromPromptsByMap(t *Task, scores []scoreRecord, changes bool) {
+	for _, s := range scores {
+		if t.Criteria != "" && t.Expected != "" && (t.FileChanges != "" || !changes) {
+			return
+		}
+		text, _ := stringOf(s.prompt)
+		if !strings.Contains(text, sectionOpen) {
+			fromPromptsByMap(t, s.Scores, changes)
+			continue
+		}
+		sec := sectionsByMap(text)
+		if t.Criteria == "" {
+			t.Criteria = sec["criteria"]
+		}
+		if t.Expected == "" {
+			t.Expected = sec["reference_answer"]
+		}
+		if t.FileChanges == "" && changes {
+			t.FileChanges = sec["file_changes"]
 		}
 	}
 }
