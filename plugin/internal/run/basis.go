@@ -184,13 +184,13 @@ type rowScores struct {
 	ok   bool
 }
 
-// decoded is decodeScores of raw, the row's "scores" member, with sk (an
-// empty list may be the reused room, where decodeScores has nil: its
-// callers read the two alike).
-func (rs *rowScores) decoded(raw []byte, sk *skimmer) []scoreRecord {
+// prompts is the row's scores[] as Task.fromPrompts reads it, of raw,
+// the row's "scores" member: list when ok, else decodeScoresIn of raw
+// (not full, in the room of list) with sk. An empty list may be the
+// reused room, where decodeScores has nil: fromPrompts reads the two alike.
+func (rs *rowScores) prompts(raw []byte, sk *skimmer) []scoreRecord {
 	if !rs.ok {
-		decodeScoresIn(&rs.list, raw, sk)
-		rs.ok = true
+		decodeScoresIn(&rs.list, raw, sk, false)
 	}
 	return rs.list
 }
@@ -275,7 +275,7 @@ func (r *Run) basis(c *Case, line []byte, spans string, sc *scratch, dir *safefi
 	}
 	b := &Basis{Case: c, Answer: r.answer(*row, c.OverwrittenBy == "", text), Input: r.input(*row, text)}
 	eval, named := r.sidecarOf("eval_path", v[evalMember])
-	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.decoded(v[scoresMember], &sc.sk) })
+	b.Task = r.testDef(dir.Read, defs, eval, named, c.TestID, func() []scoreRecord { return sc.scores.prompts(v[scoresMember], &sc.sk) })
 	return b, nil
 }
 
@@ -545,7 +545,7 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage, scores *row
 		if scores != nil && k.name == "scores" {
 			// The list of the row before is no one's: its room is reused.
 			list := scores.list[:0]
-			ok, err := s.scoreList(&list)
+			ok, err := s.scoreList(&list, true)
 			if err != nil { // left to decodeScores, which hands it to encoding/json
 				ok, s.i = false, start
 			}

@@ -264,8 +264,8 @@ func (r *Run) readSummary() (summaryWire, bool) {
 // rel names p relative to the run dir when inside it, else returns p.
 // A clean p beneath the dir is its rest, as filepath.Rel would find.
 func (r *Run) rel(p string) string {
-	if n := len(r.Dir); filepath.Separator == '/' && n > 0 && len(p) > n+1 && p[n] == '/' && strings.HasPrefix(p, r.Dir) && isClean(p) {
-		return p[n+1:]
+	if rel, ok := r.under(p); ok {
+		return rel
 	}
 	if rel, err := filepath.Rel(r.Dir, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
@@ -302,8 +302,23 @@ func (r *Run) within(p string) (string, bool) {
 	return abs, ok
 }
 
+// under is p relative to the run dir, as filepath.Rel finds it, by a fast
+// scan: when p is the dir, "/" and more, clean. ok is false when the scan
+// cannot tell.
+func (r *Run) under(p string) (rel string, ok bool) {
+	if n := len(r.Dir); filepath.Separator == '/' && n > 0 && len(p) > n+1 && p[n] == '/' && strings.HasPrefix(p, r.Dir) && isClean(p) {
+		return p[n+1:], true
+	}
+	return "", false
+}
+
 // locate is within, and p relative to the run dir.
 func (r *Run) locate(p string) (abs, rel string, ok bool) {
+	if filepath.IsAbs(p) { // the paths a Detail keeps (within's), most often beneath the dir
+		if rel, ok := r.under(p); ok {
+			return p, rel, true
+		}
+	}
 	if p = filepath.FromSlash(p); filepath.IsLocal(p) {
 		// What filepath.Rel would find of it joined to the dir (the
 		// rows of a run name their sidecars so).

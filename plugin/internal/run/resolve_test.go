@@ -233,7 +233,7 @@ func FuzzLocate(f *testing.F) {
 	for _, s := range [][2]string{
 		{"/runs/r", "a/answer.md"}, {"/runs/r/", "./a//b/../c.md"}, {"runs/r", "."}, {"", "a"}, {".", "a/"},
 		{"..", "x"}, {"/", "a"}, {"../r/./s", "a/b"}, {"/runs/r", "../r/a"}, {"/runs/r", "/runs/r/a"},
-		{"/runs/r", "/elsewhere"}, {"/runs/r", ""}, {"/runs/r", "a/../../b"}, {"r", "a\\b"},
+		{"/runs/r", "/elsewhere"}, {"/runs/r", "/runs/r/s/t/task/EVAL.yaml"}, {"/runs/r", "/runs/rr/a"}, {"/runs/r", "/runs/r/./a"}, {"/runs/r", "/runs/r/a/.."}, {"/runs/r", ""}, {"/runs/r", "a/../../b"}, {"r", "a\\b"},
 	} {
 		f.Add(s[0], s[1])
 	}

@@ -19,19 +19,22 @@ import (
 // decodes the second into the first's value) — is left to encoding/json.
 func decodeScores(raw []byte, sk *skimmer) []scoreRecord {
 	var out []scoreRecord
-	decodeScoresIn(&out, raw, sk)
+	decodeScoresIn(&out, raw, sk, true)
 	return out
 }
 
 // decodeScoresIn is decodeScores into *list, whose room it reuses (an
-// empty list may then be that room, where decodeScores has nil).
-func decodeScoresIn(list *[]scoreRecord, raw []byte, sk *skimmer) {
+// empty list may then be that room, where decodeScores has nil). Unless
+// full, it decodes only what Task.fromPrompts reads, prompt and Scores,
+// when the skimmer can (Name, Type and Input are then left unset): by the
+// same rules, so the records, their prompts and nesting are decodeScores'.
+func decodeScoresIn(list *[]scoreRecord, raw []byte, sk *skimmer, full bool) {
 	*list = (*list)[:0]
 	if len(raw) == 0 {
 		return
 	}
 	sk.b, sk.i, sk.depth = raw, 0, 0
-	if ok, err := sk.scoreList(list); ok && err == nil {
+	if ok, err := sk.scoreList(list, full); ok && err == nil {
 		return
 	}
 	*list = nil
@@ -51,9 +54,10 @@ func withPrompts(scores []scoreRecord, sk *skimmer) {
 // scoreFields are scoreRecord's json tags, in the order of its fields.
 var scoreFields = [...]string{"name", "type", "details", "input", "scores"}
 
-// scoreList reads the array at s.i into *dst (null or another kind: nil).
+// scoreList reads the array at s.i into *dst (null or another kind: nil),
+// each record in full or only its prompt and Scores (see decodeScoresIn).
 // ok is false when a grader needs encoding/json (see decodeScores).
-func (s *skimmer) scoreList(dst *[]scoreRecord) (ok bool, err error) {
+func (s *skimmer) scoreList(dst *[]scoreRecord, full bool) (ok bool, err error) {
 	if s.peek() != '[' {
 		*dst = nil
 		return true, s.skip()
@@ -78,23 +82,28 @@ func (s *skimmer) scoreList(dst *[]scoreRecord) (ok bool, err error) {
 				return s.skip()
 			}
 			seen[f] = true
-			switch scoreFields[f] {
-			case "name":
-				return s.str(&v.Name, "name")
-			case "type":
-				return s.str(&v.Type, "type")
-			case "details":
-				return s.raw(&v.Details)
-			case "input": // read once for its bytes and its prompt
+			switch field := scoreFields[f]; {
+			case field == "input": // read once for its bytes and its prompt
 				s.ws()
 				start := s.i
 				p, err := s.prompt()
-				v.Input, v.prompt = s.b[start:s.i], p
+				if v.prompt = p; full {
+					v.Input = s.b[start:s.i]
+				}
 				return err
+			case field == "scores":
+				nested, err := s.scoreList(&v.Scores, full)
+				ok = ok && nested
+				return err
+			case field == "details":
+				return s.raw(&v.Details)
+			case !full && s.peek() == '"': // checked as str checks it, not kept
+				_, err := s.rawString()
+				return err
+			case field == "name":
+				return s.str(&v.Name, "name")
 			}
-			nested, err := s.scoreList(&v.Scores)
-			ok = ok && nested
-			return err
+			return s.str(&v.Type, "type")
 		})
 	})
 	return ok, err

@@ -1,7 +1,11 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,4 +142,101 @@ func FuzzUnescape(f *testing.F) {
 			t.Errorf("unescape(%q) = %q, %v; want %q", body, got, ok, want)
 		}
 	})
+}
+
+// promptTree is what Task.fromPrompts reads of scores: each record's
+// prompt, with its children's.
+func promptTree(scores []scoreRecord) string {
+	var b strings.Builder
+	for _, s := range scores {
+		fmt.Fprintf(&b, "%q(%s)", s.prompt, promptTree(s.Scores))
+	}
+	return b.String()
+}
+
+// checkPromptScores: decodeScoresIn not full gives the prompts and
+// nesting of the full decode, on any bytes (it walks them as the full
+// decode does), and fromPrompts of it, from every start it may have, the
+// Task fromPromptsByMap finds in the full decode.
+func checkPromptScores(t *testing.T, raw []byte) {
+	t.Helper()
+	var sk skimmer
+	full := decodeScores(raw, &sk)
+	list := make([]scoreRecord, 0, 1) // the room of a row before
+	decodeScoresIn(&list, raw, &sk, false)
+	if got, want := promptTree(list), promptTree(full); got != want {
+		t.Fatalf("%q: prompts not full %s, full %s", raw, got, want)
+	}
+	for _, start := range []Task{{}, {Criteria: "c"}, {Expected: "e"}, {FileChanges: "f"}} {
+		for _, changes := range []bool{false, true} {
+			got, want := start, start
+			got.fromPrompts(list, changes)
+			fromPromptsByMap(&want, full, changes)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q from %+v, changes %v: Task not full %+v, full by map %+v", raw, start, changes, got, want)
+			}
+		}
+	}
+}
+
+// fromPromptsByMap is Task.fromPrompts by the plain reading: each prompt
+// decoded whole, its sections by sectionsByMap.
+func fromPromptsByMap(t *Task, scores []scoreRecord, changes bool) {
+	for _, s := range scores {
+		if t.Criteria != "" && t.Expected != "" && (t.FileChanges != "" || !changes) {
+			return
+		}
+		text, _ := stringOf(s.prompt)
+		if !strings.Contains(text, sectionOpen) {
+			fromPromptsByMap(t, s.Scores, changes)
+			continue
+		}
+		sec := sectionsByMap(text)
+		if t.Criteria == "" {
+			t.Criteria = sec["criteria"]
+		}
+		if t.Expected == "" {
+			t.Expected = sec["reference_answer"]
+		}
+		if t.FileChanges == "" && changes {
+			t.FileChanges = sec["file_changes"]
+		}
+	}
+}
+
+// FuzzPromptScores checks checkPromptScores from scoreSeeds and the
+// scores[] of every fixture row.
+func FuzzPromptScores(f *testing.F) {
+	for _, s := range scoreSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`[{"name":"bad \x","input":{"userPrompt":"[[ ## criteria ## ]] c"}}]`))
+	f.Add([]byte(`[{"type":"t\u00e9","name":3,"input":{"userPrompt":"[[ ## reference_answer ## ]]\u0020e"}},{"name":"x"`))
+	for _, raw := range fixtureScores(f) {
+		f.Add(raw)
+	}
+	f.Fuzz(checkPromptScores)
+}
+
+// fixtureScores is the scores[] of every row of the fixture manifests.
+func fixtureScores(f *testing.F) [][]byte {
+	f.Helper()
+	paths, err := filepath.Glob("../../../testdata/agentv-4.42.4/runs/*/index.jsonl")
+	if err != nil || len(paths) == 0 {
+		f.Fatal("no fixture manifests", err)
+	}
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for line := range bytes.Lines(b) {
+			var row struct{ Scores json.RawMessage }
+			if json.Unmarshal(line, &row) == nil && row.Scores != nil {
+				out = append(out, row.Scores)
+			}
+		}
+	}
+	return out
 }

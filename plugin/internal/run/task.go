@@ -434,8 +434,18 @@ func records(scores []scoreRecord) []GraderRecord {
 // "[[ ## name ## ]]" sections: criteria, reference_answer and, with
 // changes, file_changes.
 func (t *Task) fromPrompts(scores []scoreRecord, changes bool) {
+	fields := [len(sectionNames)]*string{&t.Criteria, &t.Expected, &t.FileChanges}
 	for _, s := range scores {
-		if t.Criteria != "" && t.Expected != "" && (t.FileChanges != "" || !changes) {
+		var names [len(sectionNames)]string
+		var dsts [len(sectionNames)]*string
+		n := 0
+		for i, dst := range fields {
+			if *dst == "" && (changes || dst != &t.FileChanges) {
+				names[n], dsts[n] = sectionNames[i], dst
+				n++
+			}
+		}
+		if n == 0 {
 			return // nothing more to fill
 		}
 		p := promptOf(s.prompt)
@@ -443,17 +453,17 @@ func (t *Task) fromPrompts(scores []scoreRecord, changes bool) {
 			t.fromPrompts(s.Scores, changes)
 			continue
 		}
-		if t.Criteria == "" {
-			t.Criteria = p.section("criteria")
-		}
-		if t.Expected == "" {
-			t.Expected = p.section("reference_answer")
-		}
-		if t.FileChanges == "" && changes {
-			t.FileChanges = p.section("file_changes")
+		var got [len(sectionNames)]string
+		p.sections(names[:n], got[:n])
+		for i, dst := range dsts[:n] {
+			*dst = got[i]
 		}
 	}
 }
+
+// sectionNames are the grader prompt sections fromPrompts reads, in the
+// order of the Task fields they fill.
+var sectionNames = [...]string{"criteria", "reference_answer", "file_changes"}
 
 // prompt is a grader prompt, its sections found without decoding all of
 // it when it can be: text is the JSON string's body (escapes kept, so
@@ -481,9 +491,18 @@ func promptOf(quoted []byte) prompt {
 	return prompt{quoted: quoted, text: []byte(t)}
 }
 
-// section is promptSection of the decoded prompt.
-func (p prompt) section(name string) string {
-	body := sectionBody(p.text, name)
+// sections sets out[i] to promptSection of the decoded prompt for
+// names[i] (at most len(sectionNames) of them), all found in one scan.
+func (p prompt) sections(names, out []string) {
+	var bodies [len(sectionNames)][]byte
+	sectionBodies(p.text, names, bodies[:len(names)])
+	for i, body := range bodies[:len(names)] {
+		out[i] = p.decoded(body, names[i])
+	}
+}
+
+// decoded is body, the text of section name in p.text, decoded and trimmed.
+func (p prompt) decoded(body []byte, name string) string {
 	if !p.escaped {
 		return strings.TrimSpace(string(body))
 	}
@@ -500,21 +519,25 @@ const sectionOpen = "[[ ## "
 // promptSection is the last "[[ ## name ## ]]" section of a grader
 // prompt, trimmed: the text up to the next "[[ ## " ("" when none).
 func promptSection(p, name string) string {
-	return strings.TrimSpace(string(sectionBody([]byte(p), name)))
+	var body [1][]byte
+	sectionBodies([]byte(p), []string{name}, body[:])
+	return strings.TrimSpace(string(body[0]))
 }
 
-// sectionBody is promptSection's section, untrimmed (nil when none).
-func sectionBody(p []byte, name string) []byte {
-	var found []byte
+// sectionBodies sets bodies[i] to the last section of p named names[i],
+// untrimmed (nil when none).
+func sectionBodies(p []byte, names []string, bodies [][]byte) {
 	for i := bytes.Index(p, []byte(sectionOpen)); i >= 0; {
 		p = p[i+len(sectionOpen):]
 		part := p
 		if i = bytes.Index(p, []byte(sectionOpen)); i >= 0 {
 			part = p[:i]
 		}
-		if n, body, ok := bytes.Cut(part, []byte(" ## ]]")); ok && string(n) == name {
-			found = body
+		n, body, ok := bytes.Cut(part, []byte(" ## ]]"))
+		for k, name := range names {
+			if ok && string(n) == name {
+				bodies[k] = body
+			}
 		}
 	}
-	return found
 }

@@ -217,9 +217,13 @@ func FuzzPromptOf(f *testing.F) {
 			if has, want := bytes.Contains(got.text, []byte(sectionOpen)), strings.Contains(text, sectionOpen); has != want {
 				t.Errorf("%s: has sections %v, want %v", q, has, want)
 			}
-			for _, name := range []string{"criteria", "reference_answer", "file_changes"} {
-				if s, want := got.section(name), promptSection(text, name); s != want {
-					t.Errorf("%s: section %q = %q, want %q", q, name, s, want)
+			for _, names := range [][]string{sectionNames[:], {"reference_answer"}, {"file_changes", "criteria"}} {
+				out := make([]string, len(names))
+				got.sections(names, out)
+				for i, name := range names {
+					if want := promptSection(text, name); out[i] != want {
+						t.Errorf("%s: section %q = %q, want %q", q, name, out[i], want)
+					}
 				}
 			}
 		}
