@@ -361,8 +361,8 @@ func (v *memberValues) of(m map[string]json.RawMessage) {
 // then for each, in row order, its index in spanned and, as uvarints, the
 // gap from the end of the one before and its length: a few bytes a row.
 //
-// at sets v from the spans of row; it reports false (v then unset) for
-// spans that do not fit row.
+// at sets v from the spans of row; it reports false (v then partly set)
+// for spans that do not fit row.
 func (v *memberValues) at(row []byte, spans string) bool {
 	*v = memberValues{}
 	end := 0
@@ -459,14 +459,13 @@ type spanRecorder struct {
 	on   bool
 	bad  bool   // the row's spans are not recorded: Bases splits it
 	seen uint16 // the spanned members met
-	n    byte
-	end  int // of the last member recorded
+	end  int    // of the last member recorded
 	buf  []byte
 }
 
 // reset starts a row.
 func (sr *spanRecorder) reset() {
-	sr.bad, sr.seen, sr.n, sr.end, sr.buf = false, 0, 0, 0, sr.buf[:0]
+	sr.bad, sr.seen, sr.end, sr.buf = false, 0, 0, sr.buf[:0]
 }
 
 // note is the member key of the row b, its value at b[start:end].
@@ -488,7 +487,6 @@ func (sr *spanRecorder) note(b, key []byte, start, end int) {
 		return
 	}
 	sr.seen |= 1 << k
-	sr.n++
 	sr.buf = append(sr.buf, byte(k))
 	sr.buf = binary.AppendUvarint(sr.buf, uint64(start-sr.end))
 	sr.buf = binary.AppendUvarint(sr.buf, uint64(end-start))

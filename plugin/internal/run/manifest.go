@@ -32,7 +32,7 @@ func (r *Run) readManifest(file, rel string) error {
 		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true
 		defer t.free() // on every path: its records are outside the heap
 	}
-	spanned := cfg.spanned() && cc == nil
+	cfg.spans = !cfg.outline && cfg.keep == nil && cc == nil
 	r.spans = nil
 	p := startPipeline(f, cfg)
 	defer p.stop()
@@ -82,7 +82,7 @@ blocks:
 			i, dup := seen.index(c, row.eval, r.Cases)
 			if !dup {
 				r.Cases = append(r.Cases, nil)
-				if spanned {
+				if cfg.spans {
 					r.spans = append(r.spans, "")
 				}
 				dirs = append(dirs, 0)
@@ -98,7 +98,7 @@ blocks:
 			}
 			c.Index = int32(i)
 			r.Cases[i] = c
-			if spanned {
+			if cfg.spans {
 				r.spans[i] = row.aside
 			}
 			dirs[i] = row.dir

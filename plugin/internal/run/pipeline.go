@@ -69,6 +69,11 @@ type parseConfig struct {
 	keptOnly bool
 	tallied  bool
 	tally    tallySeeds
+	// spans records the spans of the rows (see memberValues.at): set for a
+	// read that keeps every case whole in Cases (no Options.Outline, no
+	// keep, no Options.Compact), which Bases reads again (see RowLoc.Sum).
+	// status, list and show read otherwise.
+	spans bool
 }
 
 // startPipeline starts reading src, parsing rows as cfg says.
@@ -92,7 +97,7 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 	for range parseWorkers {
 		go func() {
 			defer p.wg.Done()
-			sk := skimmer{in: interner{}, views: true}
+			sk := skimmer{in: interner{}, views: true, spans: spanRecorder{on: cfg.spans}}
 			a := arena{cfg: cfg}
 			if cfg.outline {
 				a.outlines = &outlines{graderSets: map[string][]GraderSummary{}, sampleSets: map[string][]SampleSummary{}}

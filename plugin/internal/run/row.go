@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"path"
 	"strings"
 	"unsafe"
@@ -268,7 +269,6 @@ func checkRow(line []byte, sk *skimmer) (w *rowWire, warn string, err *rowError)
 // hot function of Open (see skimRow). loose reads a row not kept
 // loosely (see check).
 func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, err *rowError) {
-	sk.spans.on = a.cfg.spanned()
 	w, h, kept, warn, err := a.cfg.check(line, sk, loose)
 	if err != nil {
 		return row, err
@@ -297,17 +297,12 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 	row.c = c
 	if sr := &sk.spans; sr.on && !sr.bad {
 		b := take(&a.spans, 1+len(sr.buf)) // never written again
-		b[0] = sr.n
+		b[0] = byte(bits.OnesCount16(sr.seen))
 		copy(b[1:], sr.buf)
 		row.aside = unsafe.String(&b[0], len(b))
 	}
 	return row, nil
 }
-
-// spanned tells whether a read records the spans of its rows: a read that
-// keeps every case whole (no Options.Outline, no keep), which Bases reads
-// again (see RowLoc.Sum). status, list and show read otherwise.
-func (cfg *parseConfig) spanned() bool { return !cfg.outline && cfg.keep == nil }
 
 // check is checkRow, and gives the row's head and whether the read keeps
 // it (keep, or every row without one). With loose (under
