@@ -168,17 +168,17 @@ type scratch struct {
 	sk     skimmer
 	m      map[string]json.RawMessage // the row's members
 	vals   memberValues               // those a Basis is read from
-	scores rowScores                  // the row's scores[], decoded as it was split
+	scores rowScores                  // the row's scores[] as fromPrompts reads them, decoded as it was split
 	read   recent
 	d      Detail  // the reads' warnings, which a Basis does not keep
 	row    rowFull // the row's text fields
 }
 
 // rowScores is a row's scores[] decoded by skimmer.members as it splits
-// the row, in the same pass: list is decodeScores of the last "scores"
-// member when ok; else decodeScores of that member has to be called (the
-// row has none, one encoding/json decodes, or it was not split), in the
-// room of list.
+// the row, in the same pass: list is decodeScoresIn (not full) of the last
+// "scores" member when ok; else that decode has to be done (the row has
+// none, one encoding/json decodes, or it was not split), in the room of
+// list.
 type rowScores struct {
 	list []scoreRecord
 	ok   bool
@@ -543,8 +543,8 @@ func (s *skimmer) members(line []byte, m map[string]json.RawMessage, scores *row
 		if scores != nil && k.name == "scores" {
 			// The list of the row before is no one's: its room is reused.
 			list := scores.list[:0]
-			ok, err := s.scoreList(&list, true)
-			if err != nil { // left to decodeScores, which hands it to encoding/json
+			ok, err := s.scoreList(&list, false) // what rowScores.prompts hands on
+			if err != nil {                      // left to decodeScoresIn, which hands it to encoding/json
 				ok, s.i = false, start
 			}
 			*scores = rowScores{list, ok}

@@ -60,7 +60,7 @@ type Run struct {
 	// Under Options.Compact: the cases (Cases is nil).
 	compact *compactCases
 	// spans are the spans of Cases[i]'s row ("": none), under a read that
-	// records them (see parseConfig.spanned); nil otherwise.
+	// records them (see parseConfig.spans); nil otherwise.
 	spans []string
 	ids   idIndex    // cases by test_id, for Find and Ref (built by CaseIDs)
 	idsMu sync.Mutex // held while CaseIDs checks and builds ids

@@ -1,9 +1,9 @@
 #include "textflag.h"
 
 // LANE puts in q, bs and ctl the masks of the quotes (X1 holds them), the
-// backslashes (X2) and the control characters (below X3's 0x20: the
-// unsigned minimum with 0x1f is the byte itself) of the 16 bytes at
-// off(SI).
+// backslashes (X2) and the control characters (below 0x20: X3 holds
+// 0x1f, and the unsigned minimum with it is the byte itself) of the 16
+// bytes at off(SI).
 #define LANE(off, q, bs, ctl) \
 	MOVOU off(SI), X0 \
 	MOVO X0, X4 \

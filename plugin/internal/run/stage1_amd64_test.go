@@ -17,10 +17,7 @@ func FuzzStageMasksAMD64(f *testing.F) {
 		if len(pattern) == 0 {
 			return
 		}
-		b := make([]byte, 64*5)
-		for i := range b {
-			b[i] = pattern[(i+shift&0xff)%len(pattern)]
-		}
+		b := blockLine(pattern, shift, 5)
 		want := make([]stageBlock, 5)
 		stageMasksWords(b, want, false)
 		got := make([]stageBlock, 5)

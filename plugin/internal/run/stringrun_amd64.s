@@ -1,8 +1,9 @@
 #include "textflag.h"
 
 // SPECIAL sets in m each byte of the 16 in x that is a quote (X1 holds
-// them), a backslash (X2) or a control character (below X3's 0x20: the
-// unsigned minimum with 0x1f is the byte itself); t and u are scratch.
+// them), a backslash (X2) or a control character (below 0x20: X3 holds
+// 0x1f, and the unsigned minimum with it is the byte itself); t and u are
+// scratch.
 #define SPECIAL(x, m, t, u) \
 	MOVO x, m \
 	PCMPEQB X1, m \
@@ -85,9 +86,10 @@ GLOBL ·stringbytes(SB), RODATA|NOPTR, $48
 // func stringScan(b []byte, i int) (end int, ok, escaped bool)
 //
 // stringRun's scan, sixteen bytes at a time (thirty-two with AVX2 where
-// the processor has it, scanAVX2), and where it stops what stringEnd does: a quote (or the end of b) ends the
-// string, a control character or a bad escape is an error (ok 0, BX 0),
-// and a \u escape with four hex digits is skipped.
+// the processor has it, scanAVX2), and where it stops what stringEnd
+// does: a quote (or the end of b) ends the string, a control character or
+// a bad escape is an error (ok 0), and a \u escape with four hex digits
+// is skipped.
 TEXT ·stringScan(SB), NOSPLIT, $0-42
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), DX

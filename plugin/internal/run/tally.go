@@ -23,7 +23,6 @@ import (
 // whatever the rows hold.
 type tally struct {
 	buckets [256]tallyRecords
-	rows    int
 	last    int // the line of the last row added (rows come in line order)
 
 	// Filled by finish.
@@ -63,7 +62,6 @@ func (s tallySeeds) tallyKey(h *rowHead, eval uint64) (uint64, uint32) {
 // add records the row at line with the hashes tallyKey gave.
 func (t *tally) add(h uint64, key uint32, line int) {
 	t.buckets[h>>56].add(tallyRecord{h: h, key: key, line: uint32(line)})
-	t.rows++
 	t.last = line
 }
 

@@ -130,7 +130,7 @@ func (r *Run) task(read reader, defs *evalDefs, sc Sidecar, named bool, testID s
 
 // testDef is task without what the row recorded per grader (Graders,
 // FileChanges): the test definition a verdict rests on. The grader
-// prompts, of the row's scores[] as decodeScores decodes it (scores), are
+// prompts, of the row's scores[] as decodeScoresIn (not full) decodes it (scores), are
 // read only when the bundle lacks the criteria or the expected output.
 func (r *Run) testDef(read reader, defs *evalDefs, sc Sidecar, named bool, testID string, scores func() []scoreRecord) *Task {
 	t := r.bundle(read, defs, sc, named, testID)
@@ -162,8 +162,10 @@ func sidecar(d *Detail, field string) (Sidecar, bool) {
 }
 
 // reader reads at most limit bytes of a file of the run beneath its dir,
-// by safefile's rules, and tells the file's size. The bytes are a new
-// buffer nothing else holds (readFileWith keeps it as a string).
+// by safefile's rules, and tells the file's size. The bytes are the
+// read's own buffer: a new one, or Bases' reused room (see into), which
+// readFileWith's Text then views (valid until the room is read into
+// again; see Bases).
 type reader func(name string, limit int64) ([]byte, int64, error)
 
 // readIn reads name beneath the run dir (safefile.ReadAtMost).
