@@ -59,11 +59,11 @@ func WriteFile(path string, data []byte) error {
 	return write(osFS{}, path, bytesOf(data), false)
 }
 
-// WriteFrom is WriteFile of what fill writes to the temp file, as it
-// makes it: when fill fails, the write stops there with fill's error, the
+// WriteFrom is WriteFile of what content writes to the temp file, as it
+// makes it: when content fails, the write stops there with its error, the
 // temp file is removed and path is untouched.
-func WriteFrom(path string, fill func(w io.Writer) error) error {
-	return write(osFS{}, path, fill, false)
+func WriteFrom(path string, content func(w io.Writer) error) error {
+	return write(osFS{}, path, content, false)
 }
 
 // bytesOf is a fill that writes data.

@@ -52,9 +52,10 @@ func (p *pattern) matchString(s string) bool {
 }
 
 // step is one part of a simple pattern: a literal, or count bytes of an
-// ASCII class (count -1: one or more, up to the end). A class of a few
-// ranges also has them as words (see inClass), so that a long run of it
-// (a fingerprint's 64 hex digits) is checked eight bytes at a time.
+// ASCII class (count -1: one or more, up to the end). A fixed run of at
+// least eight bytes of a class of a few ranges also has them as words (see
+// inClass), so that it (a fingerprint's 64 hex digits) is checked eight
+// bytes at a time.
 type step struct {
 	literal []byte
 	class   *[128]bool
@@ -98,7 +99,7 @@ func simplePattern(expr string) (contains string, steps *[]step) {
 			list = append(list, step{literal: []byte(string(s.Rune))})
 		case s.Op == syntax.OpCharClass:
 			if c := asciiClass(s); c != nil {
-				list = append(list, step{class: c, ranges: wordRanges(s), count: 1})
+				list = append(list, step{class: c, count: 1})
 				continue
 			}
 			return "", nil
@@ -112,7 +113,11 @@ func simplePattern(expr string) (contains string, steps *[]step) {
 			if s.Op == syntax.OpPlus {
 				count = -1
 			}
-			list = append(list, step{class: c, ranges: wordRanges(s.Sub[0]), count: count})
+			st := step{class: c, count: count}
+			if count >= 8 { // a run matchSteps checks a word at a time
+				st.ranges = wordRanges(s.Sub[0])
+			}
+			list = append(list, st)
 		default:
 			return "", nil
 		}

@@ -388,10 +388,10 @@ func validateEntries(s *gojsonschema.Schema, entries []json.RawMessage) ([]Probl
 	r := newEntryResults(s, len(entries))
 	err := inBlocks(len(entries), func(t *treeReader, block, lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			if ok, err := r.checkRaw(t, block, i, entries[i]); !ok {
+			if ok, err := r.checkRaw(t, block, i, entries[i]); err != nil {
+				return err // an earlier entry's error comes first (notJSON)
+			} else if !ok {
 				return errNotJSON
-			} else if err != nil {
-				return err
 			}
 		}
 		return r.flush(t, block)
@@ -646,14 +646,12 @@ func (r *entryResults) checkEncoded(t *treeReader, block, i int, e *entryEncoder
 	return true, r.byParts(t, m, block, i)
 }
 
-// notJSON is checkRaw's result for an entry that is not JSON, unless an
-// earlier entry's value still to be validated fails first: an earlier
-// entry's error comes first.
+// notJSON is checkRaw's result for an entry that is not JSON, with the
+// error of an earlier entry's value still to be validated, if one fails:
+// callers look at the error first, as an earlier entry's error comes
+// first.
 func (r *entryResults) notJSON(t *treeReader, block int) (ok bool, err error) {
-	if err := r.flush(t, block); err != nil {
-		return true, err
-	}
-	return false, nil
+	return false, r.flush(t, block)
 }
 
 // newMember adds the name k to the entry being checked and starts its
