@@ -164,8 +164,8 @@ fmt_ms() { # ms [kb] [timed_out] -> "123.4 ms (12 MiB)"
 	esac
 }
 
-ratio() { # a b -> a/b with one decimal, or -
-	case "$1$2" in *err* | *-*) echo - ;; *) [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}' || echo - ;; esac
+ratio() { # a b -> a/b with two decimals (the targets are checked on them, not on a rounder figure), or -
+	case "$1$2" in *err* | *-*) echo - ;; *) [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}' || echo - ;; esac
 }
 
 FAILS=0
