@@ -163,20 +163,26 @@ func Format(id ID, parts Parts) string {
 
 // escape writes one part of a reference: \, @ and # always escaped, a
 // leading - in the first part, and in the suite and test id a : that could
-// be read as (part of) the suite separator.
+// be read as (part of) the suite separator. The bytes between escapes are
+// written as one string (a part rarely has any).
 func escape(b *strings.Builder, s string, first, colons bool) {
-	for i := 0; i < len(s); i++ {
-		switch ch := s[i]; {
-		case ch == '\\' || ch == '@' || ch == '#',
-			ch == '-' && i == 0 && first,
-			ch == ':' && colons && (i+1 == len(s) || s[i+1] == ':'):
-			b.WriteByte('\\')
-			b.WriteByte(ch)
-		default:
-			b.WriteByte(ch)
-		}
+	if first && strings.HasPrefix(s, "-") {
+		b.WriteByte('\\') // the - is written with the bytes after it
 	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if ch := s[i]; !escapable[ch] || ch == ':' && !(colons && (i+1 == len(s) || s[i+1] == ':')) {
+			continue
+		}
+		b.WriteString(s[start:i])
+		b.WriteByte('\\')
+		start = i // the byte is written with the bytes after it
+	}
+	b.WriteString(s[start:])
 }
+
+// escapable are the bytes escape may escape after a part's first byte.
+var escapable = [256]bool{'\\': true, '@': true, '#': true, ':': true}
 
 // Full is the reference naming every part of id that is set.
 func Full(id ID) string {
@@ -281,14 +287,31 @@ func ShortestOf(cs Cases, i int) Shortest {
 // clashes has bit k set when o has the parts of id that shortParts[k]
 // names (o has id's test id).
 func clashes(id, o ID) uint8 {
-	var taken uint8
-	for k, p := range shortParts {
-		if (Ref{ID: id, Parts: p}).matches(o) {
-			taken |= 1 << k
+	var same Parts
+	if id.Suite == o.Suite {
+		same |= PartSuite
+	}
+	if id.Target == o.Target {
+		same |= PartTarget
+	}
+	if id.Variant == o.Variant {
+		same |= PartVariant
+	}
+	return clashesOf[same]
+}
+
+// clashesOf[same] is clashes of two identities whose equal parts are
+// same: part set k clashes when it names no part that differs.
+var clashesOf = func() (t [PartSuite | PartTarget | PartVariant + 1]uint8) {
+	for same := range t {
+		for k, p := range shortParts {
+			if p&^Parts(same) == 0 {
+				t[same] |= 1 << k
+			}
 		}
 	}
-	return taken
-}
+	return t
+}()
 
 // Shortest is which parts a case's shortest reference names (see Short):
 // one byte a case, so a run can hold every case's (Shortests).
@@ -325,14 +348,14 @@ func (s Shortest) Ref(id ID, i int) string {
 // each would take len(ids)² in all).
 func Shortests(ids []ID, out []Shortest) {
 	if len(ids) <= shortestsPairwise {
+		var taken [shortestsPairwise]uint8
 		for k, id := range ids {
-			var taken uint8
-			for j, o := range ids {
-				if j != k {
-					taken |= clashes(id, o)
-				}
+			for j := k + 1; j < len(ids); j++ { // each pair once: clashes is symmetric
+				c := clashes(id, ids[j])
+				taken[k] |= c
+				taken[j] |= c
 			}
-			out[k] = shortestOf(taken)
+			out[k] = shortestOf(taken[k])
 		}
 		return
 	}

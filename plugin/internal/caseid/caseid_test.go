@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -161,7 +162,39 @@ func FuzzRoundTrip(f *testing.F) {
 		if s[0] == '-' {
 			t.Fatalf("%q starts with - (a command line takes it for a flag)", s)
 		}
+		if want := formatByteByByte(id, parts); s != want {
+			t.Fatalf("Format(%+v, %b) = %q, want %q", id, parts, s, want)
+		}
 	})
+}
+
+// formatByteByByte is Format as the package's documentation spells it,
+// one byte at a time: the reference for escape's runs.
+func formatByteByByte(id ID, parts Parts) string {
+	var b strings.Builder
+	esc := func(s string, first, colons bool) {
+		for i := 0; i < len(s); i++ {
+			ch := s[i]
+			if ch == '\\' || ch == '@' || ch == '#' || ch == '-' && i == 0 && first || ch == ':' && colons && (i+1 == len(s) || s[i+1] == ':') {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(ch)
+		}
+	}
+	if parts&PartSuite != 0 {
+		esc(id.Suite, true, true)
+		b.WriteString("::")
+	}
+	esc(id.TestID, parts&PartSuite == 0, true)
+	if parts&PartTarget != 0 {
+		b.WriteByte('@')
+		esc(id.Target, false, false)
+	}
+	if parts&PartVariant != 0 {
+		b.WriteByte('#')
+		esc(id.Variant, false, false)
+	}
+	return b.String()
 }
 
 // FuzzShortests: Shortests names every case of a test id as Short does,
@@ -184,9 +217,24 @@ func FuzzShortests(f *testing.F) {
 			if got, want := s.Ref(ids[i], i), Short(ids, i); got != want {
 				t.Fatalf("case %d of %v: Shortests names it %q, Short %q", i, ids, got, want)
 			}
+			if got, want := Short(ids, i), shortByResolve(ids, i); got != want {
+				t.Fatalf("case %d of %v: Short names it %q, want %q", i, ids, got, want)
+			}
 			if got, want := ShortestOf(ids, i).Named(), Short(ids, i) != Position(i); got != want {
 				t.Fatalf("case %d of %v: ShortestOf(...).Named() = %v, Short %q", i, ids, got, Short(ids, i))
 			}
 		}
 	})
+}
+
+// shortByResolve is Short by its definition: the first part set, fewest
+// first, whose reference Resolve resolves to case i, else its position.
+func shortByResolve(cs list, i int) string {
+	for _, p := range shortParts {
+		ref := Format(cs[i], p)
+		if j, err := Resolve(cs, ref); err == nil && j == i {
+			return ref
+		}
+	}
+	return Position(i)
 }
