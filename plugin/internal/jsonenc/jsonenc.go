@@ -23,6 +23,9 @@ func AppendString(dst []byte, s string, html bool) []byte {
 		mask |= escapeHTML
 	}
 	for i := 0; i < len(s); {
+		if i += plainRun(s[i:], html); i == len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if escapes[b]&mask == 0 {
 				i++
@@ -66,6 +69,52 @@ func AppendString(dst []byte, s string, html bool) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainRun is how many bytes from the start of s need no look from
+// AppendString (none it escapes, with html < > & too, none past ASCII),
+// found 8 at a time: a multiple of 8, or all of s. In each word, a test
+// below sets a byte's high bit when the byte needs a look, else only
+// above such a byte (a borrow), so a word is plain exactly when it has
+// no high bit set.
+func plainRun(s string, html bool) int {
+	for i := 0; i < len(s); i += 8 {
+		var w uint64
+		switch {
+		case i+8 <= len(s):
+			w = word(s, i)
+		case len(s) >= 8: // the last bytes, in the word that ends with them
+			w = word(s, len(s)-8)
+		default: // all of a short s, then plain bytes
+			w = 'a' * ones
+			for k := range len(s) {
+				w = w&^(0xff<<(8*k)) | uint64(s[k])<<(8*k)
+			}
+		}
+		m := w | (w-ones*0x20)&^w | equal(w, '"') | equal(w, '\\') // past ASCII, control, ", \
+		if html {
+			m |= equal(w, '<') | equal(w, '>') | equal(w, '&')
+		}
+		if m&highs != 0 {
+			return i
+		}
+	}
+	return len(s)
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// word is the 8 bytes of s from i on, the first in the low byte.
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// equal has the high bit set in the bytes of w equal to b (see plainRun).
+func equal(w uint64, b byte) uint64 {
+	v := w ^ ones*uint64(b)
+	return (v - ones) &^ v
 }
 
 // escapes tells of each ASCII byte whether AppendString escapes it:

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzAppendString: AppendString writes what encoding/json writes, with
@@ -14,6 +16,15 @@ func FuzzAppendString(f *testing.F) {
 		"é ü 日本 😀", "\u2028\u2029", "bad \xff\xfe utf-8 \xed\xa0\x80"} {
 		f.Add(s)
 	}
+	// A byte that needs a look at every place of the words plainRun reads,
+	// in strings shorter than a word, of one, and longer.
+	for n := 1; n <= 17; n++ {
+		for at := range n {
+			for _, b := range []string{"\"", "\\", "<", ">", "&", "\x00", "\x1f", " ", "\x7f", "é", "\xff", "\u2028"} {
+				f.Add(strings.Repeat("x", at) + b + strings.Repeat("y", n-at-1))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		html, _ := json.Marshal(s)
 		var plain bytes.Buffer
@@ -21,6 +32,15 @@ func FuzzAppendString(f *testing.F) {
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
+		}
+		for _, h := range []bool{false, true} {
+			look := strings.IndexFunc(s, func(r rune) bool { // the first byte plainRun may not pass
+				return r >= utf8.RuneSelf || r < 0x20 || r == '"' || r == '\\' || h && (r == '<' || r == '>' || r == '&')
+			})
+			n := plainRun(s, h)
+			if look < 0 && n != len(s) || look >= 0 && (n > look || n%8 != 0) {
+				t.Errorf("plainRun(%q, %v) = %d; the first byte needing a look is at %d", s, h, n, look)
+			}
 		}
 		if got := AppendString(nil, s, true); !bytes.Equal(got, html) {
 			t.Errorf("AppendString(%q, html) = %s, json.Marshal %s", s, got, html)
