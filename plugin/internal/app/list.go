@@ -126,18 +126,23 @@ func runList(s *Streams, o listOptions) error {
 	// 100k-case list is never whole in memory.
 	rep := listReport{RunID: st.run.ID, Scope: scope, Total: st.run.Len(), Cases: []listEntry{}}
 	if o.JSON {
-		return writeJSONStream(s.Out, rep, len(items), func(b []byte, i int) ([]byte, error) {
-			e := st.listEntry(i+1, items[i])
-			return appendListEntry(b, &e)
+		return writeJSONStream(s.Out, rep, len(items), func() func(b []byte, i int) ([]byte, error) {
+			c := new(run.Case) // the chunk's entries are made in turn
+			return func(b []byte, i int) ([]byte, error) {
+				e := st.listEntry(i+1, items[i], c)
+				return appendListEntry(b, &e)
+			}
 		})
 	}
 	return st.printList(s, rep, items)
 }
 
-// listEntry is the entry of r, ranked rank: its Case is made from the
-// compact read.
-func (st *runState) listEntry(rank int, r triage.Ranked) listEntry {
-	it := triage.Item{Case: st.run.At(int(r.Pos)), Ranked: r}
+// listEntry is the entry of r, ranked rank: its Case is made in c from the
+// compact read, its test id a view of the run's (CaseViewAt), as the
+// entry is written before the next one is made.
+func (st *runState) listEntry(rank int, r triage.Ranked, c *run.Case) listEntry {
+	st.run.CaseViewAt(int(r.Pos), c)
+	it := triage.Item{Case: c, Ranked: r}
 	e := listEntry{Rank: rank, caseSummary: st.summary(it)}
 	state, j, _ := st.state(it.Case, false) // reads no file: cannot fail
 	e.State = state
@@ -164,8 +169,9 @@ func (st *runState) printList(s *Streams, rep listReport, items []triage.Ranked)
 	})
 	err := inOrder(len(items), func(lo, hi int, b *[]byte) error {
 		*b = (*b)[:0]
+		c := new(run.Case)
 		for i := lo; i < hi; i++ {
-			*b = appendListLine(*b, st.listEntry(i+1, items[i]), refWidth)
+			*b = appendListLine(*b, st.listEntry(i+1, items[i], c), refWidth)
 		}
 		return nil
 	}, func(b *[]byte) error {
@@ -202,10 +208,11 @@ func appendListLine(b []byte, e listEntry, refWidth int) []byte {
 
 // writeJSONStream writes doc exactly as writeJSON would, except that doc's
 // last member, an empty array in doc, is filled with n items, item i
-// written by appendItem as encoding/json would write it at that depth
+// written by an appendItem as encoding/json would write it at that depth
 // (without the trailing newline), on every core (inOrder): the document is
-// never whole in memory.
-func writeJSONStream(w io.Writer, doc any, n int, appendItem func(b []byte, i int) ([]byte, error)) error {
+// never whole in memory. Each chunk of items is written by the appendItem
+// newAppend gives it, so an appendItem may reuse room from item to item.
+func writeJSONStream(w io.Writer, doc any, n int, newAppend func() (appendItem func(b []byte, i int) ([]byte, error))) error {
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, doc); err != nil {
 		return err
@@ -222,6 +229,7 @@ func writeJSONStream(w io.Writer, doc any, n int, appendItem func(b []byte, i in
 	out.Write(head)
 	err := inOrder(n, func(lo, hi int, b *[]byte) (err error) {
 		*b = (*b)[:0]
+		appendItem := newAppend()
 		for i := lo; i < hi && err == nil; i++ {
 			sep := ",\n    "
 			if i == 0 {

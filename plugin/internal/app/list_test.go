@@ -37,14 +37,18 @@ func TestWriteJSONStream(t *testing.T) {
 		}
 		head := whole
 		head.Cases = []listEntry{}
-		if err := writeJSONStream(&got, head, len(entries), func(b []byte, i int) ([]byte, error) { return appendListEntry(b, &entries[i]) }); err != nil {
+		if err := writeJSONStream(&got, head, len(entries), func() func(b []byte, i int) ([]byte, error) {
+			return func(b []byte, i int) ([]byte, error) { return appendListEntry(b, &entries[i]) }
+		}); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
 			t.Errorf("%d entries: streamed\n%s\nwant\n%s", len(entries), got.String(), want.String())
 		}
 	}
-	if err := writeJSONStream(&bytes.Buffer{}, listReport{}, 1, func(b []byte, i int) ([]byte, error) { return appendListEntry(b, &entry) }); err == nil {
+	if err := writeJSONStream(&bytes.Buffer{}, listReport{}, 1, func() func(b []byte, i int) ([]byte, error) {
+		return func(b []byte, i int) ([]byte, error) { return appendListEntry(b, &entry) }
+	}); err == nil {
 		t.Error("a document whose last member is null was accepted")
 	}
 }

@@ -185,15 +185,14 @@ func (cc *compactCases) finish() *[3]int {
 
 func (cc *compactCases) len() int { return cc.packed.n }
 
-func (cc *compactCases) testID(i int) string { return cc.ids.get(cc.packed.get(i).id) }
 
-// fill sets *c to the case at position i. It has no Loc, Error,
-// Duplicates or OverwrittenBy (and, under Options.Outline, no EvalPath):
-// it is not one for Detail.
+// fill sets *c to the case at position i, its TestID a view of the store
+// (see idStore.view). It has no Loc, Error, Duplicates or OverwrittenBy
+// (and, under Options.Outline, no EvalPath): it is not one for Detail.
 func (cc *compactCases) fill(i int, c *Case) {
 	cs := cc.packed.get(i)
 	*c = cc.shapes[cs.shape]
-	c.Index, c.TestID, c.Score = int32(i), cc.ids.get(cs.id), cc.scores.values.get(int(cs.score))
+	c.Index, c.TestID, c.Score = int32(i), cc.ids.view(cs.id), cc.scores.values.get(int(cs.score))
 }
 
 // id is the identity of the case at position i, made without a Case.
@@ -212,6 +211,18 @@ func (cc *compactCases) idNamed(shape uint32, testID string) caseid.ID {
 // making one: a loop over every case of a compact read needs one Case.
 // pos must be a case Read kept.
 func (r *Run) CaseAt(pos int, c *Case) {
+	r.CaseViewAt(pos, c)
+	if r.compact != nil {
+		c.TestID = strings.Clone(c.TestID)
+		runtime.KeepAlive(r)
+	}
+}
+
+// CaseViewAt is CaseAt without copying the test id of a compact read's
+// case: c.TestID is then a view of the run's own copy, valid only while r
+// is reachable (copy it to keep it longer), so that a loop over every
+// case (triage ranking a million of them) allocates nothing.
+func (r *Run) CaseViewAt(pos int, c *Case) {
 	if r.compact != nil {
 		r.compact.fill(pos, c)
 		return
@@ -222,8 +233,11 @@ func (r *Run) CaseAt(pos int, c *Case) {
 // RefAt is the shortest reference of the case at position pos: Ref of
 // it, which a compact read worked out for every case as it finished.
 func (r *Run) RefAt(pos int) string {
-	if r.compact != nil {
-		return r.compact.shorts.get(pos).Ref(r.compact.id(pos), pos)
+	if cc := r.compact; cc != nil {
+		cs := cc.packed.get(pos)
+		ref := cc.shorts.get(pos).Ref(cc.idNamed(cs.shape, cc.ids.view(cs.id)), pos) // a new string: the view is not kept
+		runtime.KeepAlive(cc)
+		return ref
 	}
 	return caseid.Short(r.CaseIDs(), pos)
 }
@@ -245,10 +259,12 @@ func (r *Run) slots() int {
 	return len(r.Cases)
 }
 
-// slotTestID is the test id of slot i of the test_id index.
+// slotTestID is the test id of slot i of the test_id index, which only
+// hashes and compares it: under Options.Compact a view of the store (see
+// idStore.view), valid while r is.
 func (r *Run) slotTestID(i int) string {
 	if r.compact != nil {
-		return r.compact.testID(i)
+		return r.compact.ids.view(r.compact.packed.get(i).id)
 	}
 	return r.Cases[i].TestID
 }

@@ -57,7 +57,7 @@ func (r *Run) position(slot int32) int {
 func (r *Run) At(i int) *Case {
 	if r.compact != nil {
 		c := new(Case)
-		r.compact.fill(i, c)
+		r.CaseAt(i, c)
 		return c
 	}
 	if r.keep == nil {

@@ -160,8 +160,9 @@ func FuzzCompact(f *testing.F) {
 // sameCompact checks that r, a compact read, read the run full read: the
 // run's size, counts, rows and warnings are the same, and the Case At
 // makes for each position is full's but for what a compact read does not
-// keep (Loc, Error, Duplicates, OverwrittenBy), and so is the one CaseAt
-// sets; the cases are named, found and indexed alike.
+// keep (Loc, Error, Duplicates, OverwrittenBy), and so are the ones CaseAt
+// and CaseViewAt set; the cases are named (Ref, RefAt), found and indexed
+// alike.
 func sameCompact(t *testing.T, full, r *Run) {
 	t.Helper()
 	if r.Cases != nil {
@@ -180,17 +181,18 @@ func sameCompact(t *testing.T, full, r *Run) {
 		want := *c
 		want.Loc, want.Error, want.Duplicates, want.OverwrittenBy = RowLoc{}, "", 0, ""
 		got := r.At(i)
-		var at Case
+		var at, view Case
 		r.CaseAt(i, &at)
-		if !reflect.DeepEqual(*got, want) || !reflect.DeepEqual(at, want) {
-			t.Fatalf("case %d:\n got %+v\n and %+v\nwant %+v", i, *got, at, want)
+		r.CaseViewAt(i, &view)
+		if !reflect.DeepEqual(*got, want) || !reflect.DeepEqual(at, want) || !reflect.DeepEqual(view, want) {
+			t.Fatalf("case %d:\n got %+v\n and %+v\n and %+v\nwant %+v", i, *got, at, view, want)
 		}
 		if ids.ID(i) != full.CaseIDs().ID(i) {
 			t.Errorf("case %d: ID %+v, want %+v", i, ids.ID(i), full.CaseIDs().ID(i))
 		}
 		ref := full.Ref(c)
-		if r.Ref(got) != ref {
-			t.Errorf("case %d: Ref %q, want %q", i, r.Ref(got), ref)
+		if r.Ref(got) != ref || r.RefAt(i) != ref {
+			t.Errorf("case %d: Ref %q, RefAt %q, want %q", i, r.Ref(got), r.RefAt(i), ref)
 		}
 		wantFound, wantErr := full.Find(ref)
 		if found, err := r.Find(ref); fmt.Sprint(err) != fmt.Sprint(wantErr) || err == nil && found.Index != wantFound.Index {

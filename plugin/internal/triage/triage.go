@@ -9,11 +9,11 @@
 package triage
 
 import (
-	"cmp"
 	"fmt"
 	"math/bits"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"agentv-review/plugin/internal/clierr"
@@ -85,11 +85,12 @@ type Ranked struct {
 }
 
 // Cases are the cases of a run by position, as RankAll reads them (a
-// run.Run): CaseAt sets *c to the case at pos, so that a run read under
-// run.Options.Compact makes no Case per case.
+// run.Run): CaseViewAt sets *c to the case at pos, so that a run read
+// under run.Options.Compact makes no Case per case, nor a copy of its
+// test id (triage reads c only until the next call).
 type Cases interface {
 	Len() int
-	CaseAt(pos int, c *run.Case)
+	CaseViewAt(pos int, c *run.Case)
 }
 
 // Suspicious reports whether the item belongs in the default review scope.
@@ -101,34 +102,87 @@ func Rank(cases []*run.Case) []Item {
 	for i, c := range cases {
 		items[i] = Classify(c)
 	}
-	sortItems(items)
-	return items
+	return sortItems(items)
 }
 
 // RankAll returns every case of cs in review order, as Rank does, holding
 // none of them: Item{Case: c, Ranked: r} is the item of r and its case c.
 func RankAll(cs Cases) []Ranked {
-	rs := make([]Ranked, cs.Len())
 	var c run.Case
-	for i := range rs {
-		cs.CaseAt(i, &c)
-		rs[i] = Classify(&c).Ranked
-	}
-	slices.SortStableFunc(rs, order)
-	return rs
+	return inOrder(cs.Len(), func(i int) Ranked {
+		cs.CaseViewAt(i, &c)
+		return Classify(&c).Ranked
+	}, func(i int) int32 { return int32(i) })
 }
 
-func sortItems(items []Item) {
-	slices.SortStableFunc(items, func(a, b Item) int { return order(a.Ranked, b.Ranked) })
+// The review order is by tier, then more reasons first, ties in the order
+// given. It has few keys (a tier and a reason count), so it sorts by
+// counting (places), in time linear in the number of cases.
+const orderKeys = int(TierClean+1) * (reasonCount + 1)
+
+// orderKey is r's place in the review order: a lower key comes first.
+func orderKey(r Ranked) int {
+	return int(r.Tier)*(reasonCount+1) + reasonCount - bits.OnesCount16(r.reasons)
 }
 
-// order is the review order: by tier, then more reasons first.
-func order(a, b Ranked) int {
-	if a.Tier != b.Tier {
-		return cmp.Compare(a.Tier, b.Tier)
+// places is a stable counting sort in the review order: count every rank,
+// start, then place each rank, in the order counted, to learn its index.
+type places [orderKeys]int
+
+func (p *places) count(r Ranked) { p[orderKey(r)]++ }
+
+// start turns the counts into the index of each key's first rank.
+func (p *places) start() {
+	at := 0
+	for k, n := range p {
+		p[k], at = at, at+n
 	}
-	return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
 }
+
+func (p *places) place(r Ranked) int {
+	k := orderKey(r)
+	i := p[k]
+	p[k]++
+	return i
+}
+
+// sortItems returns items in the review order.
+func sortItems(items []Item) []Item {
+	var p places
+	for _, it := range items {
+		p.count(it.Ranked)
+	}
+	p.start()
+	out := make([]Item, len(items))
+	for _, it := range items {
+		out[p.place(it.Ranked)] = it
+	}
+	return out
+}
+
+// inOrder returns the ranks of n items in the review order: rank(i) is
+// item i's, asked once, and pos(i) its Pos again. Until it is placed, a
+// rank is held in 2 bytes (its tier and reasons), so that ordering a
+// million cases takes 2 MB beside the result.
+func inOrder(n int, rank func(i int) Ranked, pos func(i int) int32) []Ranked {
+	var p places
+	held := make([]uint16, n)
+	for i := range held {
+		r := rank(i)
+		p.count(r)
+		held[i] = uint16(r.Tier)<<reasonCount | r.reasons
+	}
+	p.start()
+	out := make([]Ranked, n)
+	for i, h := range held {
+		r := Ranked{Tier: Tier(h >> reasonCount), reasons: h & (1<<reasonCount - 1), Pos: pos(i)}
+		out[p.place(r)] = r
+	}
+	return out
+}
+
+// A rank's tier (below 4: two bits) and reasons fit in inOrder's 2 bytes.
+var _ [16 - 2 - reasonCount]struct{}
 
 // WithHistory adds the cross-run reasons to ranked items and ranks them
 // again: earlier gives a case's outcomes in earlier runs, oldest first (nil
@@ -142,20 +196,18 @@ func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 	for i := range out {
 		out[i].history(out[i].Case, earlier)
 	}
-	sortItems(out)
-	return out
+	return sortItems(out)
 }
 
 // WithHistoryIn is WithHistory for the ranked cases of cs (RankAll's).
 func WithHistoryIn(cs Cases, rs []Ranked, earlier func(c *run.Case) []run.Outcome) []Ranked {
-	out := slices.Clone(rs)
 	var c run.Case
-	for i := range out {
-		cs.CaseAt(int(out[i].Pos), &c)
-		out[i].history(&c, earlier)
-	}
-	slices.SortStableFunc(out, order)
-	return out
+	return inOrder(len(rs), func(i int) Ranked {
+		r := rs[i]
+		cs.CaseViewAt(int(r.Pos), &c)
+		r.history(&c, earlier)
+		return r
+	}, func(i int) int32 { return rs[i].Pos })
 }
 
 // history adds the cross-run reasons of c, ranked r, to r.
@@ -202,7 +254,6 @@ func (r *Ranked) settle(c *run.Case) {
 // Classify places one case (its tier and reasons) without ranking the run.
 func Classify(c *run.Case) Item {
 	it := Item{Case: c, Ranked: Ranked{Pos: c.Index}}
-	add := it.add
 	switch c.Outcome {
 	case run.Errored:
 		it.Tier = TierErrored
@@ -213,17 +264,17 @@ func Classify(c *run.Case) Item {
 	}
 	passed, failed := c.Outcome == run.Passed, c.Outcome == run.Failed
 	passing, failing, skipped := graderVotes(c.Graders)
-	add(reasonErrored, c.Outcome == run.Errored)
-	add(reasonFailed, failed)
-	add(reasonGradersDisagree, passing > 0 && failing > 0)
-	add(reasonPassedDespiteGraders, passed && failing > 0 && passing == 0)
-	add(reasonFailedDespiteGraders, failed && passing > 0 && failing == 0)
-	add(reasonGraderSkipped, skipped > 0)
-	add(reasonPassBelowThreshold, passed && c.Score < run.PassThreshold)
-	add(reasonFailAboveThreshold, failed && c.Score >= run.PassThreshold)
+	it.add(reasonErrored, c.Outcome == run.Errored)
+	it.add(reasonFailed, failed)
+	it.add(reasonGradersDisagree, passing > 0 && failing > 0)
+	it.add(reasonPassedDespiteGraders, passed && failing > 0 && passing == 0)
+	it.add(reasonFailedDespiteGraders, failed && passing > 0 && failing == 0)
+	it.add(reasonGraderSkipped, skipped > 0)
+	it.add(reasonPassBelowThreshold, passed && c.Score < run.PassThreshold)
+	it.add(reasonFailAboveThreshold, failed && c.Score >= run.PassThreshold)
 	d := c.Score - run.PassThreshold
-	add(reasonNearThreshold, d > -NearMargin && d < NearMargin && c.Outcome != run.Errored)
-	add(reasonFlippingSamples, flips(c.Samples))
+	it.add(reasonNearThreshold, d > -NearMargin && d < NearMargin && c.Outcome != run.Errored)
+	it.add(reasonFlippingSamples, flips(c.Samples))
 	it.settle(c)
 	return it
 }
@@ -237,43 +288,47 @@ func (it Item) Reasons() []Reason {
 	c := it.Case
 	passing, failing, skipped := graderVotes(c.Graders)
 	out := make([]Reason, 0, bits.OnesCount16(it.reasons))
+	var buf [96]byte // a text is made here, then copied once into its string
 	for r := range reasonCount {
 		if it.reasons&(1<<r) == 0 {
 			continue
 		}
-		var text string
+		b := buf[:0]
 		switch r {
 		case reasonErrored:
-			text = "execution error"
+			b = append(b, "execution error"...)
 			if c.FailureStage != "" {
-				text += " at stage " + c.FailureStage
+				b = append(append(b, " at stage "...), c.FailureStage...)
 			}
 		case reasonFailed:
-			text = fmt.Sprintf("failed with score %s", FormatScore(c.Score))
+			b = appendScore(append(b, "failed with score "...), c.Score)
 		case reasonGradersDisagree:
-			text = fmt.Sprintf("graders disagree: %d pass, %d fail", passing, failing)
+			b = strconv.AppendInt(append(b, "graders disagree: "...), int64(passing), 10)
+			b = append(strconv.AppendInt(append(b, " pass, "...), int64(failing), 10), " fail"...)
 		case reasonPassedDespiteGraders:
-			text = fmt.Sprintf("passed although %d grader(s) failed", failing)
+			b = append(strconv.AppendInt(append(b, "passed although "...), int64(failing), 10), " grader(s) failed"...)
 		case reasonFailedDespiteGraders:
-			text = fmt.Sprintf("failed although %d grader(s) passed", passing)
+			b = append(strconv.AppendInt(append(b, "failed although "...), int64(passing), 10), " grader(s) passed"...)
 		case reasonGraderSkipped:
-			text = fmt.Sprintf("%d grader(s) gave no verdict", skipped)
+			b = append(strconv.AppendInt(b, int64(skipped), 10), " grader(s) gave no verdict"...)
 		case reasonPassBelowThreshold:
-			text = fmt.Sprintf("passed with score %s, below %s", FormatScore(c.Score), FormatScore(run.PassThreshold))
+			b = appendScore(append(appendScore(append(b, "passed with score "...), c.Score), ", below "...), run.PassThreshold)
 		case reasonFailAboveThreshold:
-			text = fmt.Sprintf("failed with score %s, at or above %s", FormatScore(c.Score), FormatScore(run.PassThreshold))
+			b = appendScore(append(appendScore(append(b, "failed with score "...), c.Score), ", at or above "...), run.PassThreshold)
 		case reasonNearThreshold:
-			text = fmt.Sprintf("score %s is within %s of the threshold", FormatScore(c.Score), FormatScore(NearMargin))
+			b = appendScore(append(b, "score "...), c.Score)
+			b = append(appendScore(append(b, " is within "...), NearMargin), " of the threshold"...)
 		case reasonFlippingSamples:
-			text = "samples flip: " + SamplePattern(c.Samples)
+			b = appendPattern(append(b, "samples flip: "...), c.Samples)
 		case reasonRegressed:
-			text = fmt.Sprintf("regressed: passed in the previous run, %s now", c.Outcome)
+			b = append(append(b, "regressed: passed in the previous run, "...), c.Outcome...)
+			b = append(b, " now"...)
 		case reasonErroredBefore:
-			text = "errored in an earlier run"
+			b = append(b, "errored in an earlier run"...)
 		case reasonFlippedAcrossRuns:
-			text = "outcome flips across runs"
+			b = append(b, "outcome flips across runs"...)
 		}
-		out = append(out, Reason{Code: reasonCodes[r], Text: text})
+		out = append(out, Reason{Code: reasonCodes[r], Text: string(b)})
 	}
 	return out
 }
@@ -306,22 +361,49 @@ func graderVotes(gs []run.GraderSummary) (passing, failing, skipped int) {
 // SamplePattern renders repeats as "P F P" (P pass, F fail, ? unknown);
 // "" when the case has no repeats.
 func SamplePattern(samples []run.SampleSummary) string {
-	marks := make([]string, len(samples))
-	for i, s := range samples {
-		switch {
-		case s.Pass == nil:
-			marks[i] = "?"
-		case *s.Pass:
-			marks[i] = "P"
-		default:
-			marks[i] = "F"
-		}
+	if len(samples) == 0 {
+		return ""
 	}
-	return strings.Join(marks, " ")
+	var buf [32]byte
+	return string(appendPattern(buf[:0], samples))
 }
 
+// appendPattern appends SamplePattern(samples).
+func appendPattern(b []byte, samples []run.SampleSummary) []byte {
+	for i, s := range samples {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		switch {
+		case s.Pass == nil:
+			b = append(b, '?')
+		case *s.Pass:
+			b = append(b, 'P')
+		default:
+			b = append(b, 'F')
+		}
+	}
+	return b
+}
+
+// FormatScore writes f as %.2f does, without trailing zeros or a trailing
+// point: 0.5, 0.85, 1.
 func FormatScore(f float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
+	var buf [32]byte
+	return string(appendScore(buf[:0], f))
+}
+
+// appendScore appends FormatScore(f).
+func appendScore(b []byte, f float64) []byte {
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'f', 2, 64) // %.2f's digits (fmt calls it too)
+	for len(b) > start && b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+	}
+	for len(b) > start && b[len(b)-1] == '.' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // Scope ids, matching prompts/review.json scopes.
@@ -378,7 +460,7 @@ func Select(items []Item, scope string, filter Filter) ([]Item, error) {
 func SelectIn(cs Cases, rs []Ranked, scope string, filter Filter) ([]Ranked, error) {
 	var c run.Case
 	return selectOf(rs, scope, filter, func(r Ranked) Ranked { return r }, func(r Ranked) *run.Case {
-		cs.CaseAt(int(r.Pos), &c)
+		cs.CaseViewAt(int(r.Pos), &c)
 		return &c
 	})
 }

@@ -1,7 +1,12 @@
 package triage
 
 import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
 	"slices"
+	"strings"
 	"testing"
 
 	"agentv-review/plugin/internal/run"
@@ -212,8 +217,8 @@ func TestWithHistory(t *testing.T) {
 // sliceCases are cases by position, as triage.Cases.
 type sliceCases []*run.Case
 
-func (s sliceCases) Len() int                    { return len(s) }
-func (s sliceCases) CaseAt(pos int, c *run.Case) { *c = *s[pos] }
+func (s sliceCases) Len() int                        { return len(s) }
+func (s sliceCases) CaseViewAt(pos int, c *run.Case) { *c = *s[pos] }
 
 // TestRankAll holds RankAll, WithHistoryIn and SelectIn to Rank,
 // WithHistory and Select: the same items in the same order, holding
@@ -272,4 +277,130 @@ func TestRankAll(t *testing.T) {
 			same("SelectIn "+scope+" "+expr, got, want)
 		}
 	}
+}
+
+// FuzzInOrder holds the counting sort (inOrder, sortItems) to a stable
+// sort by the review order as it is defined: by tier, then more reasons
+// first, ties in the order given.
+func FuzzInOrder(f *testing.F) {
+	f.Add([]byte{0, 0, 3, 1, 1, 2, 2, 0xff, 0x1f, 3, 0, 0, 1, 0x10, 0x01})
+	f.Add([]byte("errored, failed, suspicious and clean ranks, with every reason"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var rs []Ranked
+		for i := 0; i+2 < len(b); i += 3 {
+			reasons := (uint16(b[i+1]) | uint16(b[i+2])<<8) & (1<<reasonCount - 1)
+			rs = append(rs, Ranked{Tier: Tier(b[i] % 4), reasons: reasons, Pos: int32(len(rs))})
+		}
+		want := slices.Clone(rs)
+		slices.SortStableFunc(want, func(a, b Ranked) int {
+			if a.Tier != b.Tier {
+				return cmp.Compare(a.Tier, b.Tier)
+			}
+			return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
+		})
+		asked := 0
+		got := inOrder(len(rs), func(i int) Ranked { asked++; return rs[i] }, func(i int) int32 { return rs[i].Pos })
+		if !slices.Equal(got, want) || asked != len(rs) {
+			t.Fatalf("inOrder %v (asked %d times), want %v", got, asked, want)
+		}
+		items := make([]Item, len(rs))
+		for i, r := range rs {
+			items[i].Ranked = r
+		}
+		for i, it := range sortItems(items) {
+			if it.Ranked != want[i] {
+				t.Fatalf("sortItems: item %d is %+v, want %+v", i, it.Ranked, want[i])
+			}
+		}
+	})
+}
+
+// formatScoreByFmt is FormatScore as fmt spells it: the reference for
+// appendScore.
+func formatScoreByFmt(f float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
+}
+
+// reasonTextByFmt is the text of reason r of c, written by fmt: the
+// reference for Reasons' appends.
+func reasonTextByFmt(r int, c *run.Case) string {
+	passing, failing, skipped := graderVotes(c.Graders)
+	marks := make([]string, len(c.Samples))
+	for i, s := range c.Samples {
+		marks[i] = map[bool]string{true: "P", false: "F"}[s.Pass != nil && *s.Pass]
+		if s.Pass == nil {
+			marks[i] = "?"
+		}
+	}
+	score := formatScoreByFmt
+	switch r {
+	case reasonErrored:
+		if c.FailureStage != "" {
+			return "execution error at stage " + c.FailureStage
+		}
+		return "execution error"
+	case reasonFailed:
+		return fmt.Sprintf("failed with score %s", score(c.Score))
+	case reasonGradersDisagree:
+		return fmt.Sprintf("graders disagree: %d pass, %d fail", passing, failing)
+	case reasonPassedDespiteGraders:
+		return fmt.Sprintf("passed although %d grader(s) failed", failing)
+	case reasonFailedDespiteGraders:
+		return fmt.Sprintf("failed although %d grader(s) passed", passing)
+	case reasonGraderSkipped:
+		return fmt.Sprintf("%d grader(s) gave no verdict", skipped)
+	case reasonPassBelowThreshold:
+		return fmt.Sprintf("passed with score %s, below %s", score(c.Score), score(run.PassThreshold))
+	case reasonFailAboveThreshold:
+		return fmt.Sprintf("failed with score %s, at or above %s", score(c.Score), score(run.PassThreshold))
+	case reasonNearThreshold:
+		return fmt.Sprintf("score %s is within %s of the threshold", score(c.Score), score(NearMargin))
+	case reasonFlippingSamples:
+		return "samples flip: " + strings.Join(marks, " ")
+	case reasonRegressed:
+		return fmt.Sprintf("regressed: passed in the previous run, %s now", c.Outcome)
+	case reasonErroredBefore:
+		return "errored in an earlier run"
+	case reasonFlippedAcrossRuns:
+		return "outcome flips across runs"
+	}
+	panic(r)
+}
+
+// FuzzReasons holds Reasons, FormatScore and SamplePattern to the texts
+// fmt writes, for any score, stage, graders, samples and set of reasons.
+func FuzzReasons(f *testing.F) {
+	f.Add(0.85, "agent", "failed", []byte{0, 1, 2, 1}, []byte{1, 0, 2}, uint16(0x1fff))
+	f.Add(math.Inf(1), "", "passed", []byte{}, []byte{}, uint16(1<<reasonFailed|1<<reasonNearThreshold))
+	f.Add(math.NaN(), "st\"age\x00", "", []byte{2, 2}, []byte{0}, uint16(0x0aaa))
+	f.Add(-0.0, "ü", "errored", []byte{1}, []byte{1, 1, 1, 1}, uint16(0x1555))
+	f.Add(1e21, "x", "weird", []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, []byte{2}, uint16(0x0fff))
+	f.Add(0.005, "", "failed", []byte{}, []byte{}, uint16(0xffff))
+	f.Fuzz(func(t *testing.T, score float64, stage, outcome string, graders, samples []byte, reasons uint16) {
+		yes, no := ptr(true), ptr(false)
+		pass := [3]*bool{yes, no, nil}
+		c := run.Case{Score: score, FailureStage: stage, Outcome: run.Outcome(outcome)}
+		for _, g := range graders {
+			c.Graders = append(c.Graders, run.GraderSummary{Pass: pass[g%3]})
+		}
+		for _, s := range samples {
+			c.Samples = append(c.Samples, run.SampleSummary{Pass: pass[s%3]})
+		}
+		if got, want := FormatScore(score), formatScoreByFmt(score); got != want {
+			t.Fatalf("FormatScore(%v) = %q, want %q", score, got, want)
+		}
+		it := Item{Case: &c, Ranked: Ranked{reasons: reasons & (1<<reasonCount - 1)}}
+		var want []Reason
+		for r := range reasonCount {
+			if it.reasons&(1<<r) != 0 {
+				want = append(want, Reason{Code: reasonCodes[r], Text: reasonTextByFmt(r, &c)})
+			}
+		}
+		if got := it.Reasons(); !slices.Equal(got, want) {
+			t.Fatalf("Reasons of %+v (reasons %b): %q, want %q", c, it.reasons, got, want)
+		}
+		if got, want := SamplePattern(c.Samples), strings.TrimPrefix(reasonTextByFmt(reasonFlippingSamples, &c), "samples flip: "); got != want {
+			t.Fatalf("SamplePattern: %q, want %q", got, want)
+		}
+	})
 }
