@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -75,6 +76,33 @@ func BenchmarkAppendString(b *testing.B) {
 	for b.Loop() {
 		for _, s := range ss {
 			dst = AppendString(dst[:0], s, false)
+		}
+	}
+}
+
+// TestAppendDecimal: every number AppendDecimal writes with 0 to 4 places
+// (the float64 nearest to i/10^places for every i below 1e6) is written as
+// strconv writes its shortest decimal, and its neighbours, -0, NaN,
+// infinities and numbers from 1e6 units on are left to strconv.
+func TestAppendDecimal(t *testing.T) {
+	for places := range 5 {
+		unit := math.Pow10(places)
+		for i := range int64(1e6) {
+			f := float64(i) / unit
+			got, ok := AppendDecimal(nil, f, places)
+			if want := strconv.AppendFloat(nil, f, 'f', -1, 64); !ok || !bytes.Equal(got, want) {
+				t.Fatalf("AppendDecimal(%v, %d) = %s, %v; want %s", f, places, got, ok, want)
+			}
+			for _, g := range []float64{math.Nextafter(f, -1), math.Nextafter(f, 2e6)} {
+				if got, ok := AppendDecimal(nil, g, places); ok {
+					t.Fatalf("AppendDecimal(%v, %d) = %s: not a decimal of %[2]d places", g, places, got)
+				}
+			}
+		}
+		for _, f := range []float64{math.Copysign(0, -1), -0.5, -1, math.NaN(), math.Inf(1), math.Inf(-1), 1e6 / unit, 1e7, 1e21, 0.00001, 0.125 / unit} {
+			if got, ok := AppendDecimal(nil, f, places); ok {
+				t.Errorf("AppendDecimal(%v, %d) = %s, want no fast path", f, places, got)
+			}
 		}
 	}
 }
