@@ -185,7 +185,6 @@ func (cc *compactCases) finish() *[3]int {
 
 func (cc *compactCases) len() int { return cc.packed.n }
 
-
 // fill sets *c to the case at position i, its TestID a view of the store
 // (see idStore.view). It has no Loc, Error, Duplicates or OverwrittenBy
 // (and, under Options.Outline, no EvalPath): it is not one for Detail.

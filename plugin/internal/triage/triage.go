@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/jsonenc"
 	"agentv-review/plugin/internal/run"
 )
 
@@ -161,22 +162,37 @@ func sortItems(items []Item) []Item {
 }
 
 // inOrder returns the ranks of n items in the review order: rank(i) is
-// item i's, asked once, and pos(i) its Pos again. Until it is placed, a
-// rank is held in 2 bytes (its tier and reasons), so that ordering a
-// million cases takes 2 MB beside the result.
+// item i's, asked once, and pos(i) its Pos again.
 func inOrder(n int, rank func(i int) Ranked, pos func(i int) int32) []Ranked {
-	var p places
-	held := make([]uint16, n)
-	for i := range held {
+	return hold(n, rank).place(pos)
+}
+
+// held are ranks counted in the review order (places), each held in 2
+// bytes (its tier and reasons) until placed, so that ordering a million
+// cases takes 2 MB beside the result.
+type held struct {
+	ranks []uint16
+	at    places
+}
+
+// hold counts the ranks of n items: rank(i) is item i's, asked once.
+func hold(n int, rank func(i int) Ranked) *held {
+	h := &held{ranks: make([]uint16, n)}
+	for i := range h.ranks {
 		r := rank(i)
-		p.count(r)
-		held[i] = uint16(r.Tier)<<reasonCount | r.reasons
+		h.at.count(r)
+		h.ranks[i] = uint16(r.Tier)<<reasonCount | r.reasons
 	}
-	p.start()
-	out := make([]Ranked, n)
-	for i, h := range held {
-		r := Ranked{Tier: Tier(h >> reasonCount), reasons: h & (1<<reasonCount - 1), Pos: pos(i)}
-		out[p.place(r)] = r
+	h.at.start()
+	return h
+}
+
+// place returns the held ranks in order, item i's Pos being pos(i).
+func (h *held) place(pos func(i int) int32) []Ranked {
+	out := make([]Ranked, len(h.ranks))
+	for i, b := range h.ranks {
+		r := Ranked{Tier: Tier(b >> reasonCount), reasons: b & (1<<reasonCount - 1), Pos: pos(i)}
+		out[h.at.place(r)] = r
 	}
 	return out
 }
@@ -199,15 +215,22 @@ func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 	return sortItems(out)
 }
 
-// WithHistoryIn is WithHistory for the ranked cases of cs (RankAll's).
+// WithHistoryIn is WithHistory for the ranked cases of cs (RankAll's):
+// rs itself when no case gains a reason (rs is in order already).
 func WithHistoryIn(cs Cases, rs []Ranked, earlier func(c *run.Case) []run.Outcome) []Ranked {
 	var c run.Case
-	return inOrder(len(rs), func(i int) Ranked {
+	same := true
+	h := hold(len(rs), func(i int) Ranked {
 		r := rs[i]
 		cs.CaseViewAt(int(r.Pos), &c)
 		r.history(&c, earlier)
+		same = same && r == rs[i]
 		return r
-	}, func(i int) int32 { return rs[i].Pos })
+	})
+	if same {
+		return rs
+	}
+	return h.place(func(i int) int32 { return rs[i].Pos })
 }
 
 // history adds the cross-run reasons of c, ranked r, to r.
@@ -395,6 +418,9 @@ func FormatScore(f float64) string {
 
 // appendScore appends FormatScore(f).
 func appendScore(b []byte, f float64) []byte {
+	if b, ok := jsonenc.AppendDecimal(b, f, 2); ok { // most scores: the same digits, faster
+		return b
+	}
 	start := len(b)
 	b = strconv.AppendFloat(b, f, 'f', 2, 64) // %.2f's digits (fmt calls it too)
 	for len(b) > start && b[len(b)-1] == '0' {

@@ -253,6 +253,15 @@ func TestRankAll(t *testing.T) {
 	}
 	ranked, all := Rank(cs), RankAll(cs)
 	same("RankAll", all, ranked)
+	none := func(*run.Case) []run.Outcome { return nil }
+	if got := WithHistoryIn(cs, all, none); &got[0] != &all[0] {
+		t.Error("WithHistoryIn with no history made a new ranking")
+	}
+	same("WithHistoryIn without history", WithHistoryIn(cs, all, none), WithHistory(ranked, none))
+	regressedOnly := func(c *run.Case) []run.Outcome { // a failed case gains a reason, no tier changes
+		return map[string][]run.Outcome{"regressed": {run.Passed}}[c.TestID]
+	}
+	same("WithHistoryIn, reasons only", WithHistoryIn(cs, all, regressedOnly), WithHistory(ranked, regressedOnly))
 	ranked, all = WithHistory(ranked, earlier), WithHistoryIn(cs, all, earlier)
 	same("WithHistoryIn", all, ranked)
 	for _, expr := range []string{"", "f*", "target=v1", "grader=is-json"} {
@@ -403,4 +412,16 @@ func FuzzReasons(f *testing.F) {
 			t.Fatalf("SamplePattern: %q, want %q", got, want)
 		}
 	})
+}
+
+// TestFormatScoreHundredths: FormatScore of every whole number of
+// hundredths below 1e4 (the fast path, jsonenc.AppendDecimal) is what
+// fmt writes.
+func TestFormatScoreHundredths(t *testing.T) {
+	for i := range int64(1e6) {
+		f := float64(i) / 100
+		if got, want := FormatScore(f), formatScoreByFmt(f); got != want {
+			t.Fatalf("FormatScore(%v) = %q, want %q", f, got, want)
+		}
+	}
 }
