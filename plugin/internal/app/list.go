@@ -112,11 +112,21 @@ func runList(s *Streams, o listOptions) error {
 	if err != nil {
 		return err
 	}
-	ranked := triage.RankAll(st.run)
-	if earlier, err := earlierRuns(st, "", false); err == nil {
-		if history := earlierOutcomes(earlier); history != nil {
-			ranked = triage.WithHistoryIn(st.run, ranked, history) // regressed, errored before, flipped across runs
+	// The earlier runs (regressed, errored before, flipped across runs)
+	// are found and read on another core while this one ranks.
+	histories := make(chan func(*run.Case) []run.Outcome, 1)
+	go func() {
+		var history func(*run.Case) []run.Outcome
+		if earlier, err := earlierRuns(st, "", false); err == nil {
+			if history = earlierOutcomes(earlier); history != nil {
+				history(&run.Case{}) // its first call reads the runs
+			}
 		}
+		histories <- history
+	}()
+	ranked := triage.RankAll(st.run)
+	if history := <-histories; history != nil {
+		ranked = triage.WithHistoryIn(st.run, ranked, history)
 	}
 	items, err := triage.SelectIn(st.run, ranked, scope, filter)
 	if err != nil {

@@ -12,9 +12,12 @@ import (
 	"fmt"
 	"math/bits"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"agentv-review/plugin/internal/clierr"
 	"agentv-review/plugin/internal/jsonenc"
@@ -108,11 +111,15 @@ func Rank(cases []*run.Case) []Item {
 
 // RankAll returns every case of cs in review order, as Rank does, holding
 // none of them: Item{Case: c, Ranked: r} is the item of r and its case c.
+// A large run is ranked in parts on every core: cs must be safe for
+// concurrent use.
 func RankAll(cs Cases) []Ranked {
-	var c run.Case
-	return inOrder(cs.Len(), func(i int) Ranked {
-		cs.CaseViewAt(i, &c)
-		return Classify(&c).Ranked
+	return inOrder(cs.Len(), func() func(i int) Ranked {
+		var c run.Case // each part's own
+		return func(i int) Ranked {
+			cs.CaseViewAt(i, &c)
+			return Classify(&c).Ranked
+		}
 	}, func(i int) int32 { return int32(i) })
 }
 
@@ -161,39 +168,76 @@ func sortItems(items []Item) []Item {
 	return out
 }
 
-// inOrder returns the ranks of n items in the review order: rank(i) is
-// item i's, asked once, and pos(i) its Pos again.
-func inOrder(n int, rank func(i int) Ranked, pos func(i int) int32) []Ranked {
-	return hold(n, rank).place(pos)
+// inOrder returns the ranks of n items in the review order: ranks gives
+// each part's rank function (rank(i) is item i's, asked once) and pos(i)
+// is item i's Pos again.
+func inOrder(n int, ranks func() func(i int) Ranked, pos func(i int) int32) []Ranked {
+	return hold(n, partsFor(n), ranks).place(pos)
 }
 
-// held are ranks counted in the review order (places), each held in 2
-// bytes (its tier and reasons) until placed, so that ordering a million
-// cases takes 2 MB beside the result.
+// partsFor is how many parts n ranks are held in: one a core, each of
+// minPart ranks at least.
+func partsFor(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/minPart)) }
+
+// held are ranks counted in the review order, each held in 2 bytes (its
+// tier and reasons) until placed, so that ordering a million cases takes
+// 2 MB beside the result. They are counted and placed in parts, on every
+// core for many: each part's places are where its ranks of each key go.
 type held struct {
 	ranks []uint16
-	at    places
+	parts []heldPart
 }
 
-// hold counts the ranks of n items: rank(i) is item i's, asked once.
-func hold(n int, rank func(i int) Ranked) *held {
-	h := &held{ranks: make([]uint16, n)}
-	for i := range h.ranks {
-		r := rank(i)
-		h.at.count(r)
-		h.ranks[i] = uint16(r.Tier)<<reasonCount | r.reasons
+type heldPart struct {
+	lo, hi int
+	at     places
+}
+
+// minPart is how many ranks a part holds at least.
+const minPart = 16 << 10
+
+// hold counts the ranks of n items in parts: ranks gives each part's rank
+// function (rank(i) is item i's, asked once), called on a core of its own.
+func hold(n, parts int, ranks func() func(i int) Ranked) *held {
+	h := &held{ranks: make([]uint16, n), parts: make([]heldPart, parts)}
+	h.each(func(p *heldPart) {
+		rank := ranks()
+		for i := p.lo; i < p.hi; i++ {
+			r := rank(i)
+			p.at.count(r)
+			h.ranks[i] = uint16(r.Tier)<<reasonCount | r.reasons
+		}
+	})
+	at := 0 // each part's first rank of a key comes after the earlier parts'
+	for k := range orderKeys {
+		for p := range h.parts {
+			h.parts[p].at[k], at = at, at+h.parts[p].at[k]
+		}
 	}
-	h.at.start()
 	return h
+}
+
+// each calls f for each part, on a core of its own.
+func (h *held) each(f func(p *heldPart)) {
+	var wg sync.WaitGroup
+	for k := range h.parts {
+		p := &h.parts[k]
+		p.lo, p.hi = len(h.ranks)*k/len(h.parts), len(h.ranks)*(k+1)/len(h.parts)
+		wg.Go(func() { f(p) })
+	}
+	wg.Wait()
 }
 
 // place returns the held ranks in order, item i's Pos being pos(i).
 func (h *held) place(pos func(i int) int32) []Ranked {
 	out := make([]Ranked, len(h.ranks))
-	for i, b := range h.ranks {
-		r := Ranked{Tier: Tier(b >> reasonCount), reasons: b & (1<<reasonCount - 1), Pos: pos(i)}
-		out[h.at.place(r)] = r
-	}
+	h.each(func(p *heldPart) {
+		for i := p.lo; i < p.hi; i++ {
+			b := h.ranks[i]
+			r := Ranked{Tier: Tier(b >> reasonCount), reasons: b & (1<<reasonCount - 1), Pos: pos(i)}
+			out[p.at.place(r)] = r
+		}
+	})
 	return out
 }
 
@@ -216,18 +260,23 @@ func WithHistory(items []Item, earlier func(c *run.Case) []run.Outcome) []Item {
 }
 
 // WithHistoryIn is WithHistory for the ranked cases of cs (RankAll's):
-// rs itself when no case gains a reason (rs is in order already).
+// rs itself when no case gains a reason (rs is in order already). Like
+// RankAll it works in parts on every core: cs and earlier must be safe
+// for concurrent use.
 func WithHistoryIn(cs Cases, rs []Ranked, earlier func(c *run.Case) []run.Outcome) []Ranked {
-	var c run.Case
-	same := true
-	h := hold(len(rs), func(i int) Ranked {
-		r := rs[i]
-		cs.CaseViewAt(int(r.Pos), &c)
-		r.history(&c, earlier)
-		same = same && r == rs[i]
-		return r
+	var changed atomic.Bool
+	h := hold(len(rs), partsFor(len(rs)), func() func(i int) Ranked {
+		var c run.Case // each part's own
+		return func(i int) Ranked {
+			r := rs[i]
+			cs.CaseViewAt(int(r.Pos), &c)
+			if r.history(&c, earlier); r != rs[i] {
+				changed.Store(true)
+			}
+			return r
+		}
 	})
-	if same {
+	if !changed.Load() {
 		return rs
 	}
 	return h.place(func(i int) int32 { return rs[i].Pos })

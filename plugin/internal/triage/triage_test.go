@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"agentv-review/plugin/internal/run"
@@ -308,9 +309,18 @@ func FuzzInOrder(f *testing.F) {
 			return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
 		})
 		asked := 0
-		got := inOrder(len(rs), func(i int) Ranked { asked++; return rs[i] }, func(i int) int32 { return rs[i].Pos })
+		got := inOrder(len(rs), func() func(i int) Ranked { return func(i int) Ranked { asked++; return rs[i] } }, func(i int) int32 { return rs[i].Pos })
 		if !slices.Equal(got, want) || asked != len(rs) {
 			t.Fatalf("inOrder %v (asked %d times), want %v", got, asked, want)
+		}
+		for parts := 2; parts <= min(len(rs), 5); parts++ { // as on parts cores
+			var asked atomic.Int64
+			got := hold(len(rs), parts, func() func(i int) Ranked {
+				return func(i int) Ranked { asked.Add(1); return rs[i] }
+			}).place(func(i int) int32 { return rs[i].Pos })
+			if !slices.Equal(got, want) || asked.Load() != int64(len(rs)) {
+				t.Fatalf("in %d parts: %v (asked %d times), want %v", parts, got, asked.Load(), want)
+			}
 		}
 		items := make([]Item, len(rs))
 		for i, r := range rs {
