@@ -466,6 +466,9 @@ func (s *idStore) get(i uint32) string {
 func (s *idStore) view(i uint32) string {
 	at := s.at.get(int(i))
 	b := s.bytes[at>>storeShift].s[at&(storeChunk-1):]
+	if n := b[0]; n < 0x80 { // a length below 128 is one byte: most ids
+		return unsafe.String(unsafe.SliceData(b[1:]), int(n))
+	}
 	n, w := binary.Uvarint(b)
 	return unsafe.String(unsafe.SliceData(b[w:]), int(n))
 }
