@@ -85,11 +85,10 @@ func plainRun(s string, html bool) int {
 			w = word(s, i)
 		case len(s) >= 8: // the last bytes, in the word that ends with them
 			w = word(s, len(s)-8)
-		default: // all of a short s, then plain bytes
-			w = 'a' * ones
-			for k := range len(s) {
-				w = w&^(0xff<<(8*k)) | uint64(s[k])<<(8*k)
-			}
+		case len(s) >= 4: // a short s: its first 4 bytes and its last 4, which overlap
+			w = uint64(half(s, 0)) | uint64(half(s, len(s)-4))<<32
+		default: // its first, middle and last byte (all of them), then plain bytes
+			w = 'a'*ones&^0xffffff | uint64(s[0]) | uint64(s[len(s)/2])<<8 | uint64(s[len(s)-1])<<16
 		}
 		m := w | (w-ones*0x20)&^w | equal(w, '"') | equal(w, '\\') // past ASCII, control, ", \
 		if html {
@@ -109,6 +108,12 @@ func word(s string, i int) uint64 {
 	s = s[i : i+8]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// half is the 4 bytes of s from i on, the first in the low byte.
+func half(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // equal has the high bit set in the bytes of w equal to b (see plainRun).
