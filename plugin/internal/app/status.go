@@ -123,18 +123,26 @@ type gateProblem struct {
 // calibration certificate, --verify, --require-complete (whose problems
 // list every unreviewed case); else none, and the cases are only counted,
 // a few bytes each, so the status of a million-case run stays small.
+// Without --verify a run every case of which is read is read compact
+// (run.Options.Compact, whole: nil keep), its cases made one at a time
+// as the count needs them, unless a certificate applies: calibration reads
+// r.Cases, so then every case is kept as a Case (keepAll).
 func (o statusOptions) keep(st *runState) func(testID string) bool {
-	if o.Verify || o.RequireComplete || o.RequireCalibrated {
+	if o.Verify || o.RequireComplete {
 		return nil
+	}
+	if _, found := certificateFor(st.run.Dir); found || o.RequireCalibrated {
+		return keepAll
 	}
 	if _, err := os.Lstat(st.paths.Feedback); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if _, found := certificateFor(st.run.Dir); found {
-		return nil
-	}
 	return func(string) bool { return false }
 }
+
+// keepAll keeps every case of a read as a Case (a keep makes a read
+// ignore run.Options.Compact).
+func keepAll(string) bool { return true }
 
 func runStatus(s *Streams, o statusOptions) error {
 	cat, err := prompts.Load()
@@ -145,23 +153,19 @@ func runStatus(s *Streams, o statusOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify}, o.keep)
+	// A compact read keeps no Case: the loop below makes each in turn.
+	var compact bool
+	opts := run.Options{Outline: !o.Verify, Compact: !o.Verify}
+	st, err := openStateWith(s, o.Target, o.Out, opts, func(st *runState) func(string) bool {
+		keep := o.keep(st)
+		compact = keep == nil && opts.Compact
+		return keep
+	})
 	if err != nil {
 		return err
 	}
 	r := st.run
-	rep := statusReport{
-		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest, Verified: o.Verify,
-		Rows: r.Rows, Cases: r.Len(), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
-	}
-	rep.Passed, rep.Failed, rep.Errored = r.Counts()
-	for _, v := range cat.Verdicts {
-		rep.Verdicts[v.ID], rep.ProposedVerdicts[v.ID] = 0, 0
-	}
-	for _, w := range r.Warnings {
-		rep.Warnings = append(rep.Warnings, w.Msg)
-	}
-	rep.Warnings = append(rep.Warnings, st.feedbackWarnings()...)
+	rep := st.newStatusReport(cat, o.Verify)
 	gate := o.RequireComplete || len(failOn) > 0
 	problem := func(state string, j *feedback.Case) string {
 		switch {
@@ -176,8 +180,19 @@ func runStatus(s *Streams, o statusOptions) error {
 	}
 	var offending []*run.Case
 	problems := map[*run.Case]string{}
-	rep.Unreviewed = r.Len() - len(r.Cases) // not kept: nothing judges them (see keep)
-	for _, rc := range r.Cases {
+	n := len(r.Cases)
+	if compact {
+		n = r.Len()
+	}
+	rep.Unreviewed = r.Len() - n // not kept: nothing judges them (see keep)
+	var made run.Case            // the case at i of a compact read
+	for i := range n {
+		rc := &made
+		if compact {
+			r.CaseAt(i, rc)
+		} else {
+			rc = r.Cases[i]
+		}
 		var state string
 		var j *feedback.Case
 		if o.Verify {
@@ -187,19 +202,11 @@ func runStatus(s *Streams, o statusOptions) error {
 		} else {
 			state, j = st.quickState(rc)
 		}
-		switch state {
-		case stateUnreviewed:
-			rep.Unreviewed++
-		case stateStale:
-			rep.Stale++
-		case stateProposed:
-			rep.Proposed++
-			rep.ProposedVerdicts[j.Verdict]++
-		default:
-			rep.Reviewed++
-			rep.Verdicts[j.Verdict]++
-		}
+		rep.count(state, j)
 		if p := problem(state, j); p != "" {
+			if rc == &made {
+				rc = r.At(i) // a Case of its own
+			}
 			offending = append(offending, rc)
 			problems[rc] = p
 		}
@@ -214,11 +221,6 @@ func runStatus(s *Streams, o statusOptions) error {
 	var gps []gateProblem
 	for _, item := range triage.Rank(offending) {
 		gps = append(gps, gateProblem{st.refOf(item.Case), problems[item.Case]})
-	}
-	if st.feedback != nil {
-		rep.Feedback = &st.paths.Feedback
-		rep.FeedbackRunID = &st.feedback.RunID
-		rep.Reviewer = st.feedback.Reviewer
 	}
 	if st.draft != nil {
 		rep.Draft = &draftInfo{Path: st.paths.Draft, Answered: len(st.draft.PerCase)}
@@ -253,6 +255,46 @@ func runStatus(s *Streams, o statusOptions) error {
 			Hint: "review them with '" + prog + " " + r.Dir + "' (a person confirms agents' proposals there or with 'agentv review set')"}
 	}
 	return nil
+}
+
+// newStatusReport is the report of st's run before its cases are
+// counted: the run's counts, the feedback file and their warnings.
+func (st *runState) newStatusReport(cat *prompts.Catalog, verified bool) statusReport {
+	r := st.run
+	rep := statusReport{
+		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest, Verified: verified,
+		Rows: r.Rows, Cases: r.Len(), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
+	}
+	rep.Passed, rep.Failed, rep.Errored = r.Counts()
+	for _, v := range cat.Verdicts {
+		rep.Verdicts[v.ID], rep.ProposedVerdicts[v.ID] = 0, 0
+	}
+	for _, w := range r.Warnings {
+		rep.Warnings = append(rep.Warnings, w.Msg)
+	}
+	rep.Warnings = append(rep.Warnings, st.feedbackWarnings()...)
+	if st.feedback != nil {
+		rep.Feedback = &st.paths.Feedback
+		rep.FeedbackRunID = &st.feedback.RunID
+		rep.Reviewer = st.feedback.Reviewer
+	}
+	return rep
+}
+
+// count counts a case in state, j its entry.
+func (rep *statusReport) count(state string, j *feedback.Case) {
+	switch state {
+	case stateUnreviewed:
+		rep.Unreviewed++
+	case stateStale:
+		rep.Stale++
+	case stateProposed:
+		rep.Proposed++
+		rep.ProposedVerdicts[j.Verdict]++
+	default:
+		rep.Reviewed++
+		rep.Verdicts[j.Verdict]++
+	}
 }
 
 func gateWhat(complete bool, failOn []string) string {
