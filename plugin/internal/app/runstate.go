@@ -25,9 +25,8 @@ type runState struct {
 	index    *feedback.Index // finds feedback entries by case; nil without a feedback file
 	// view, for status and list (run.Options.Outline), replaces feedback's
 	// entries and index: feedback then holds the top-level fields only.
-	view    *feedback.View
-	scratch feedback.Scratch // what quickState's entries are made in
-	draft   *feedback.File   // nil when there is no draft
+	view  *feedback.View
+	draft *feedback.File // nil when there is no draft
 	// legacy holds the notes of a feedback.json in an older shape (AgentV
 	// dashboard, skill-creator); such a file is archived, never overwritten.
 	legacy []feedback.LegacyNote
@@ -225,12 +224,13 @@ func (st *runState) state(c *run.Case, verify bool) (string, *feedback.Case, err
 	return st.stateOf(c, st.judgment(c), verify)
 }
 
-// quickState is state without verify for a loop over every case: the
-// entry is valid until the next call (it is not allocated per case).
-func (st *runState) quickState(c *run.Case) (string, *feedback.Case) {
+// quickState is state without verify for a loop over every case, the
+// entry made in scratch (valid until its next use): it is not allocated
+// per case, and loops on several goroutines each have their own.
+func (st *runState) quickState(c *run.Case, scratch *feedback.Scratch) (string, *feedback.Case) {
 	var j *feedback.Case
 	if st.view != nil {
-		j = st.view.EntryIn(int(c.Index), &st.scratch)
+		j = st.view.EntryIn(int(c.Index), scratch)
 	} else {
 		j = st.judgment(c)
 	}

@@ -185,31 +185,70 @@ func runStatus(s *Streams, o statusOptions) error {
 		n = r.Len()
 	}
 	rep.Unreviewed = r.Len() - n // not kept: nothing judges them (see keep)
-	var made run.Case            // the case at i of a compact read
-	for i := range n {
-		rc := &made
-		if compact {
-			r.CaseAt(i, rc)
-		} else {
-			rc = r.Cases[i]
+	// A quick state reads no file: the cases are counted in chunks on
+	// every core, each chunk with its own room. --verify reads each
+	// judged case's files, one case after the other.
+	type part struct {
+		rep       statusReport // the chunk's counts
+		offending []*run.Case
+		problems  []string
+		made      run.Case // the case at i of a compact read
+		scratch   feedback.Scratch
+	}
+	work := func(lo, hi int, p *part) error {
+		if p.rep.Verdicts == nil {
+			p.rep.Verdicts, p.rep.ProposedVerdicts = map[string]int{}, map[string]int{}
 		}
-		var state string
-		var j *feedback.Case
-		if o.Verify {
-			if state, j, err = st.state(rc, true); err != nil {
-				return err
+		clear(p.rep.Verdicts)
+		clear(p.rep.ProposedVerdicts)
+		p.rep = statusReport{Verdicts: p.rep.Verdicts, ProposedVerdicts: p.rep.ProposedVerdicts}
+		p.offending, p.problems = p.offending[:0], p.problems[:0]
+		for i := lo; i < hi; i++ {
+			rc := &p.made
+			if compact {
+				r.CaseAt(i, rc)
+			} else {
+				rc = r.Cases[i]
 			}
-		} else {
-			state, j = st.quickState(rc)
+			var state string
+			var j *feedback.Case
+			if o.Verify {
+				var err error
+				if state, j, err = st.state(rc, true); err != nil {
+					return err
+				}
+			} else {
+				state, j = st.quickState(rc, &p.scratch)
+			}
+			p.rep.count(state, j)
+			if pr := problem(state, j); pr != "" {
+				if rc == &p.made {
+					rc = r.At(i) // a Case of its own
+				}
+				p.offending, p.problems = append(p.offending, rc), append(p.problems, pr)
+			}
 		}
-		rep.count(state, j)
-		if p := problem(state, j); p != "" {
-			if rc == &made {
-				rc = r.At(i) // a Case of its own
-			}
+		return nil
+	}
+	use := func(p *part) error {
+		rep.add(&p.rep)
+		for k, rc := range p.offending {
 			offending = append(offending, rc)
-			problems[rc] = p
+			problems[rc] = p.problems[k]
 		}
+		return nil
+	}
+	if o.Verify {
+		var p part
+		err = work(0, n, &p)
+		if err == nil {
+			err = use(&p)
+		}
+	} else {
+		err = inOrder(n, work, use)
+	}
+	if err != nil {
+		return err
 	}
 	if rep.Stale > 0 {
 		w := fmt.Sprintf("%d verdict(s) no longer match what the run shows (the output, a grader result or the test changed since): they count as stale, not reviewed", rep.Stale)
@@ -294,6 +333,20 @@ func (rep *statusReport) count(state string, j *feedback.Case) {
 	default:
 		rep.Reviewed++
 		rep.Verdicts[j.Verdict]++
+	}
+}
+
+// add adds the counts of other, a part of the cases.
+func (rep *statusReport) add(other *statusReport) {
+	rep.Unreviewed += other.Unreviewed
+	rep.Stale += other.Stale
+	rep.Proposed += other.Proposed
+	rep.Reviewed += other.Reviewed
+	for v, n := range other.Verdicts {
+		rep.Verdicts[v] += n
+	}
+	for v, n := range other.ProposedVerdicts {
+		rep.ProposedVerdicts[v] += n
 	}
 }
 

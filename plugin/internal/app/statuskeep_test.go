@@ -134,8 +134,9 @@ func wholeStatus(t *testing.T, dir, fb, failOn string) (statusReport, error) {
 	rep := st.newStatusReport(cat, false)
 	var offending []*run.Case
 	problems := map[*run.Case]string{}
+	var scratch feedback.Scratch
 	for _, c := range r.Cases {
-		state, j := st.quickState(c)
+		state, j := st.quickState(c, &scratch)
 		rep.count(state, j)
 		if j != nil && state != stateStale && failOn != "" && strings.Contains(","+failOn+",", ","+j.Verdict+",") {
 			offending = append(offending, c)
