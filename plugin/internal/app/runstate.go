@@ -25,9 +25,8 @@ type runState struct {
 	index    *feedback.Index // finds feedback entries by case; nil without a feedback file
 	// view, for status and list (run.Options.Outline), replaces feedback's
 	// entries and index: feedback then holds the top-level fields only.
-	view    *feedback.View
-	scratch feedback.Scratch // what quickState's entries are made in
-	draft   *feedback.File   // nil when there is no draft
+	view  *feedback.View
+	draft *feedback.File // nil when there is no draft
 	// legacy holds the notes of a feedback.json in an older shape (AgentV
 	// dashboard, skill-creator); such a file is archived, never overwritten.
 	legacy []feedback.LegacyNote
@@ -54,22 +53,35 @@ func openStateWith(s *Streams, target, out string, opts run.Options, keep func(*
 	if keep != nil {
 		kept = keep(st)
 	}
+	var ahead *feedback.ViewAhead
+	if _, err := os.Lstat(st.paths.Feedback); opts.Outline && !errors.Is(err, fs.ErrNotExist) {
+		// The feedback file is decoded while the manifest is read: only
+		// binding its entries to the cases waits for the read.
+		ahead = feedback.StartView(st.paths.Feedback)
+	}
 	if err := st.read(s, kept); err != nil {
+		if ahead != nil {
+			ahead.Stop()
+		}
 		return nil, err
 	}
 	if opts.Outline {
-		return st, st.loadView(s)
+		return st, st.loadView(s, ahead)
 	}
 	return st, st.loadReview(s)
 }
 
 // loadView is loadReview for status and list: the feedback file is read as
-// a feedback.View. A legacy-shaped file is read by loadReview.
-func (st *runState) loadView(s *Streams) error {
-	if _, err := os.Lstat(st.paths.Feedback); errors.Is(err, fs.ErrNotExist) {
+// a feedback.View, ahead (nil: none was started, the file was missing). A
+// legacy-shaped file is read by loadReview.
+func (st *runState) loadView(s *Streams, ahead *feedback.ViewAhead) error {
+	if _, err := os.Lstat(st.paths.Feedback); ahead == nil || errors.Is(err, fs.ErrNotExist) {
+		if ahead != nil {
+			ahead.Stop()
+		}
 		return st.loadReview(s)
 	}
-	v, err := feedback.LoadView(st.paths.Feedback, st.run.ID, st.run.CaseIDs())
+	v, err := ahead.View(st.run.ID, st.run.CaseIDs())
 	if _, legacy := errors.AsType[*feedback.LegacyError](err); legacy {
 		return st.loadReview(s)
 	}
@@ -212,12 +224,13 @@ func (st *runState) state(c *run.Case, verify bool) (string, *feedback.Case, err
 	return st.stateOf(c, st.judgment(c), verify)
 }
 
-// quickState is state without verify for a loop over every case: the
-// entry is valid until the next call (it is not allocated per case).
-func (st *runState) quickState(c *run.Case) (string, *feedback.Case) {
+// quickState is state without verify for a loop over every case, the
+// entry made in scratch (valid until its next use): it is not allocated
+// per case, and loops on several goroutines each have their own.
+func (st *runState) quickState(c *run.Case, scratch *feedback.Scratch) (string, *feedback.Case) {
 	var j *feedback.Case
 	if st.view != nil {
-		j = st.view.EntryIn(int(c.Index), &st.scratch)
+		j = st.view.EntryIn(int(c.Index), scratch)
 	} else {
 		j = st.judgment(c)
 	}

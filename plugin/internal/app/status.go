@@ -123,18 +123,26 @@ type gateProblem struct {
 // calibration certificate, --verify, --require-complete (whose problems
 // list every unreviewed case); else none, and the cases are only counted,
 // a few bytes each, so the status of a million-case run stays small.
+// Without --verify a run every case of which is read is read compact
+// (run.Options.Compact, whole: nil keep), its cases made one at a time
+// as the count needs them, unless a certificate applies: calibration reads
+// r.Cases, so then every case is kept as a Case (keepAll).
 func (o statusOptions) keep(st *runState) func(testID string) bool {
-	if o.Verify || o.RequireComplete || o.RequireCalibrated {
+	if o.Verify || o.RequireComplete {
 		return nil
+	}
+	if _, found := certificateFor(st.run.Dir); found || o.RequireCalibrated {
+		return keepAll
 	}
 	if _, err := os.Lstat(st.paths.Feedback); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if _, found := certificateFor(st.run.Dir); found {
-		return nil
-	}
 	return func(string) bool { return false }
 }
+
+// keepAll keeps every case of a read as a Case (a keep makes a read
+// ignore run.Options.Compact).
+func keepAll(string) bool { return true }
 
 func runStatus(s *Streams, o statusOptions) error {
 	cat, err := prompts.Load()
@@ -145,23 +153,19 @@ func runStatus(s *Streams, o statusOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify}, o.keep)
+	// A compact read keeps no Case: the loop below makes each in turn.
+	var compact bool
+	opts := run.Options{Outline: !o.Verify, Compact: !o.Verify}
+	st, err := openStateWith(s, o.Target, o.Out, opts, func(st *runState) func(string) bool {
+		keep := o.keep(st)
+		compact = keep == nil && opts.Compact
+		return keep
+	})
 	if err != nil {
 		return err
 	}
 	r := st.run
-	rep := statusReport{
-		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest, Verified: o.Verify,
-		Rows: r.Rows, Cases: r.Len(), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
-	}
-	rep.Passed, rep.Failed, rep.Errored = r.Counts()
-	for _, v := range cat.Verdicts {
-		rep.Verdicts[v.ID], rep.ProposedVerdicts[v.ID] = 0, 0
-	}
-	for _, w := range r.Warnings {
-		rep.Warnings = append(rep.Warnings, w.Msg)
-	}
-	rep.Warnings = append(rep.Warnings, st.feedbackWarnings()...)
+	rep := st.newStatusReport(cat, o.Verify)
 	gate := o.RequireComplete || len(failOn) > 0
 	problem := func(state string, j *feedback.Case) string {
 		switch {
@@ -176,33 +180,75 @@ func runStatus(s *Streams, o statusOptions) error {
 	}
 	var offending []*run.Case
 	problems := map[*run.Case]string{}
-	rep.Unreviewed = r.Len() - len(r.Cases) // not kept: nothing judges them (see keep)
-	for _, rc := range r.Cases {
-		var state string
-		var j *feedback.Case
-		if o.Verify {
-			if state, j, err = st.state(rc, true); err != nil {
-				return err
+	n := len(r.Cases)
+	if compact {
+		n = r.Len()
+	}
+	rep.Unreviewed = r.Len() - n // not kept: nothing judges them (see keep)
+	// A quick state reads no file: the cases are counted in chunks on
+	// every core, each chunk with its own room. --verify reads each
+	// judged case's files, one case after the other.
+	type part struct {
+		rep       statusReport // the chunk's counts
+		offending []*run.Case
+		problems  []string
+		made      run.Case // the case at i of a compact read
+		scratch   feedback.Scratch
+	}
+	work := func(lo, hi int, p *part) error {
+		if p.rep.Verdicts == nil {
+			p.rep.Verdicts, p.rep.ProposedVerdicts = map[string]int{}, map[string]int{}
+		}
+		clear(p.rep.Verdicts)
+		clear(p.rep.ProposedVerdicts)
+		p.rep = statusReport{Verdicts: p.rep.Verdicts, ProposedVerdicts: p.rep.ProposedVerdicts}
+		p.offending, p.problems = p.offending[:0], p.problems[:0]
+		for i := lo; i < hi; i++ {
+			rc := &p.made
+			if compact {
+				r.CaseAt(i, rc)
+			} else {
+				rc = r.Cases[i]
 			}
-		} else {
-			state, j = st.quickState(rc)
+			var state string
+			var j *feedback.Case
+			if o.Verify {
+				var err error
+				if state, j, err = st.state(rc, true); err != nil {
+					return err
+				}
+			} else {
+				state, j = st.quickState(rc, &p.scratch)
+			}
+			p.rep.count(state, j)
+			if pr := problem(state, j); pr != "" {
+				if rc == &p.made {
+					rc = r.At(i) // a Case of its own
+				}
+				p.offending, p.problems = append(p.offending, rc), append(p.problems, pr)
+			}
 		}
-		switch state {
-		case stateUnreviewed:
-			rep.Unreviewed++
-		case stateStale:
-			rep.Stale++
-		case stateProposed:
-			rep.Proposed++
-			rep.ProposedVerdicts[j.Verdict]++
-		default:
-			rep.Reviewed++
-			rep.Verdicts[j.Verdict]++
-		}
-		if p := problem(state, j); p != "" {
+		return nil
+	}
+	use := func(p *part) error {
+		rep.add(&p.rep)
+		for k, rc := range p.offending {
 			offending = append(offending, rc)
-			problems[rc] = p
+			problems[rc] = p.problems[k]
 		}
+		return nil
+	}
+	if o.Verify {
+		var p part
+		err = work(0, n, &p)
+		if err == nil {
+			err = use(&p)
+		}
+	} else {
+		err = inOrder(n, work, use)
+	}
+	if err != nil {
+		return err
 	}
 	if rep.Stale > 0 {
 		w := fmt.Sprintf("%d verdict(s) no longer match what the run shows (the output, a grader result or the test changed since): they count as stale, not reviewed", rep.Stale)
@@ -214,11 +260,6 @@ func runStatus(s *Streams, o statusOptions) error {
 	var gps []gateProblem
 	for _, item := range triage.Rank(offending) {
 		gps = append(gps, gateProblem{st.refOf(item.Case), problems[item.Case]})
-	}
-	if st.feedback != nil {
-		rep.Feedback = &st.paths.Feedback
-		rep.FeedbackRunID = &st.feedback.RunID
-		rep.Reviewer = st.feedback.Reviewer
 	}
 	if st.draft != nil {
 		rep.Draft = &draftInfo{Path: st.paths.Draft, Answered: len(st.draft.PerCase)}
@@ -253,6 +294,60 @@ func runStatus(s *Streams, o statusOptions) error {
 			Hint: "review them with '" + prog + " " + r.Dir + "' (a person confirms agents' proposals there or with 'agentv review set')"}
 	}
 	return nil
+}
+
+// newStatusReport is the report of st's run before its cases are
+// counted: the run's counts, the feedback file and their warnings.
+func (st *runState) newStatusReport(cat *prompts.Catalog, verified bool) statusReport {
+	r := st.run
+	rep := statusReport{
+		RunID: r.ID, RunDir: r.Dir, Layout: r.Layout, Manifest: r.Manifest, Verified: verified,
+		Rows: r.Rows, Cases: r.Len(), Verdicts: map[string]int{}, ProposedVerdicts: map[string]int{}, Warnings: []string{},
+	}
+	rep.Passed, rep.Failed, rep.Errored = r.Counts()
+	for _, v := range cat.Verdicts {
+		rep.Verdicts[v.ID], rep.ProposedVerdicts[v.ID] = 0, 0
+	}
+	for _, w := range r.Warnings {
+		rep.Warnings = append(rep.Warnings, w.Msg)
+	}
+	rep.Warnings = append(rep.Warnings, st.feedbackWarnings()...)
+	if st.feedback != nil {
+		rep.Feedback = &st.paths.Feedback
+		rep.FeedbackRunID = &st.feedback.RunID
+		rep.Reviewer = st.feedback.Reviewer
+	}
+	return rep
+}
+
+// count counts a case in state, j its entry.
+func (rep *statusReport) count(state string, j *feedback.Case) {
+	switch state {
+	case stateUnreviewed:
+		rep.Unreviewed++
+	case stateStale:
+		rep.Stale++
+	case stateProposed:
+		rep.Proposed++
+		rep.ProposedVerdicts[j.Verdict]++
+	default:
+		rep.Reviewed++
+		rep.Verdicts[j.Verdict]++
+	}
+}
+
+// add adds the counts of other, a part of the cases.
+func (rep *statusReport) add(other *statusReport) {
+	rep.Unreviewed += other.Unreviewed
+	rep.Stale += other.Stale
+	rep.Proposed += other.Proposed
+	rep.Reviewed += other.Reviewed
+	for v, n := range other.Verdicts {
+		rep.Verdicts[v] += n
+	}
+	for v, n := range other.ProposedVerdicts {
+		rep.ProposedVerdicts[v] += n
+	}
 }
 
 func gateWhat(complete bool, failOn []string) string {

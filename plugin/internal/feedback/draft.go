@@ -1,12 +1,17 @@
 package feedback
 
-import "agentv-review/plugin/internal/caseid"
+import (
+	"unsafe"
+
+	"agentv-review/plugin/internal/caseid"
+)
 
 // draft is what a View keeps of the entry being read: its identity and
 // what decides its state. The light decoder fills it without reflection
 // (see slot), reusing it from entry to entry.
 type draft struct {
 	id                     caseid.ID
+	testID                 []byte // id.TestID's bytes when read by the decoder (see keepTestID)
 	verdict, kind, outcome string
 	score                  float64
 	automated, hasScore    bool
@@ -126,7 +131,7 @@ func (e *draft) begin(s slot, array bool) bool {
 	case array:
 		return s == slotGraders
 	case s == slotEntry:
-		*e = draft{graders: e.graders[:0]}
+		*e = draft{graders: e.graders[:0], testID: e.testID[:0]}
 	case s == slotAutomated:
 		e.automated = true
 	case s == slotGrader:
@@ -161,6 +166,14 @@ func (e *draft) str(s slot, v string) bool {
 		return false
 	}
 	return true
+}
+
+// keepTestID sets the entry's test id to b, a valid one, in e's own
+// room: a test id is kept only until the entry is added to a part, which
+// copies it, so 100k of them are not 100k strings for the collector.
+func (e *draft) keepTestID(b []byte) {
+	e.testID = append(e.testID[:0], b...)
+	e.id.TestID = unsafe.String(unsafe.SliceData(e.testID), len(e.testID))
 }
 
 func (e *draft) num(s slot, v float64) bool {

@@ -5,6 +5,9 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/safefile"
@@ -225,7 +228,7 @@ type viewEntry struct {
 	score                  float64
 	verdict, kind, outcome uint32 // in names
 	graders, nGraders      uint32 // a range of graders
-	caseIndex              int32  // the case it is bound to
+	caseIndex              int32  // the case it is bound to, -1 for a stray (see viewPart.bind)
 	automated, hasScore    bool
 	exactness              uint8
 }
@@ -241,22 +244,98 @@ type viewGrader struct {
 // state. A file of another run binds no entry (its verdicts are not this
 // run's), as runState does with Bind.
 func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
+	return readView(path, runtime.GOMAXPROCS(0), nil).view(runID, cs)
+}
+
+// ViewAhead is a feedback file being read for a View before the run's
+// cases are known (StartView): the entries are decoded, each with its
+// identity, while the run's manifest is read, and bound to the cases
+// after (View).
+type ViewAhead struct {
+	done chan struct{}
+	stop atomic.Bool
+	read *viewRead
+}
+
+// StartView starts reading the feedback file at path for a View, on
+// other goroutines. Either View or Stop must be called once.
+func StartView(path string) *ViewAhead {
+	a := &ViewAhead{done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		a.read = readView(path, runtime.GOMAXPROCS(0), &a.stop)
+	}()
+	return a
+}
+
+// View is LoadView of the file StartView reads: it waits for the read
+// to end and binds its entries to the cases cs of run runID.
+func (a *ViewAhead) View(runID string, cs caseid.Cases) (*View, error) {
+	<-a.done
+	return a.read.view(runID, cs)
+}
+
+// Stop abandons the read and waits for it to end.
+func (a *ViewAhead) Stop() {
+	a.stop.Store(true)
+	<-a.done
+}
+
+// viewRead is a feedback file decoded for a View, its entries not yet
+// bound to a run's cases: file and parts (in file order) when the light
+// pass accepted it.
+type viewRead struct {
+	path  string
+	file  *File
+	parts []*viewPart
+	ok    bool
+}
+
+// readView decodes the file at path for a View, a file of more than
+// minSplit bytes in about parts segments on as many cores (see split).
+// Set, stop makes the decode give up at its next entry.
+func readView(path string, parts int, stop *atomic.Bool) *viewRead {
+	vr := &viewRead{path: path}
+	root, err := lightSchema()
+	if err != nil {
+		return vr
+	}
+	r, err := safefile.Beside(path) // as Load: no FIFO, no symlink out of the folder
+	if err != nil {
+		return vr
+	}
+	defer r.Close()
+	fi, err := r.Stat()
+	if err != nil {
+		return vr
+	}
+	var starts []int64
+	if fi.Size() >= minSplit {
+		starts = guessStarts(r, fi.Size(), parts)
+	}
+	vr.file, vr.parts, _, vr.ok = decodeParts(r, fi.Size(), root, starts, stop)
+	return vr
+}
+
+// view binds the entries read to the cases cs of run runID. A file the
+// light pass rejected (or that repeats an identity: Validate's duplicate
+// rule, told by a hash of each identity, so a collision only sends the
+// file to the full validator) is read by Load, which explains why, or
+// reads the rare valid file the light pass leaves to the full validator.
+func (vr *viewRead) view(runID string, cs caseid.Cases) (*View, error) {
 	v := newView(cs)
-	f, ok := v.loadLight(path, runtime.GOMAXPROCS(0))
-	if !ok {
-		// Rejected by the light pass: Load explains why, or reads the
-		// rare valid file the light pass leaves to the full validator.
-		full, err := Load(path)
+	f := vr.file
+	if !vr.ok || !v.bind(vr.parts) {
+		full, err := Load(vr.path)
 		if err != nil {
 			return nil, err
 		}
 		v = newView(cs)
-		p := v.newPart()
+		p := newPart(maphash.MakeSeed())
 		for i := range full.PerCase {
 			p.add(draftOf(&full.PerCase[i]))
 		}
-		v.merge(p)
-		p.ids = chunks[uint64]{} // Load found no repeated identity
+		v.bind([]*viewPart{p}) // Load found no repeated identity
 		f, full.PerCase = full, nil
 	}
 	if f.RunID != runID {
@@ -274,45 +353,28 @@ func newView(cs caseid.Cases) *View {
 	return v
 }
 
-// loadLight streams path through the light validator into v, a file of
-// more than minSplit bytes in about parts segments on as many cores (see
-// split); false when it rejects the file or two entries share their
-// identity (Validate's duplicate rule, told by a hash of each identity: a
-// collision only sends the file to the full validator).
-func (v *View) loadLight(path string, parts int) (*File, bool) {
-	root, err := lightSchema()
-	if err != nil {
-		return nil, false
-	}
-	r, err := safefile.Beside(path) // as Load: no FIFO, no symlink out of the folder
-	if err != nil {
-		return nil, false
-	}
-	defer r.Close()
-	fi, err := r.Stat()
-	if err != nil {
-		return nil, false
-	}
-	var starts []int64
-	if fi.Size() >= minSplit {
-		starts = guessStarts(r, fi.Size(), parts)
-	}
-	f, _, ok := v.decode(r, fi.Size(), root, starts)
-	return f, ok
-}
-
 // decode reads the document of ra's size bytes into v, per_case in
 // segments from starts (see split); used is how many segments counted.
 func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f *File, used int, ok bool) {
+	f, ps, used, ok := decodeParts(ra, size, root, starts, nil)
+	if !ok || !v.bind(ps) {
+		return nil, used, false
+	}
+	return f, used, true
+}
+
+// decodeParts reads the document of ra's size bytes, per_case in segments
+// from starts (see split), into parts in file order; used is how many
+// segments counted. Set, stop rejects the document at the next entry.
+func decodeParts(ra io.ReaderAt, size int64, root *node, starts []int64, stop *atomic.Bool) (f *File, parts []*viewPart, used int, ok bool) {
 	seed := maphash.MakeSeed()
 	ps := make([]*viewPart, len(starts)+1)
 	for i := range ps {
-		ps[i] = v.newPart()
-		ps[i].seed = seed
+		ps[i] = newPart(seed)
 	}
 	each := func(part int, e *draft) bool {
 		ps[part].add(e)
-		return true
+		return stop == nil || !stop.Load()
 	}
 	var sp *split
 	if arr := root.resolve().properties["per_case"].schema.resolve(); len(starts) > 0 && arr != nil && !arr.unique {
@@ -326,18 +388,34 @@ func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f
 		chain = append(chain, sp.chain...)
 	}
 	if !ok {
-		return nil, len(chain) - 1, false
+		return nil, nil, len(chain) - 1, false
 	}
 	for _, i := range chain {
-		v.merge(ps[i])
+		parts = append(parts, ps[i])
 	}
-	if v.mayRepeat() && repeats(ps, chain) {
-		return nil, len(chain) - 1, false
+	return f, parts, len(chain) - 1, true
+}
+
+// bind binds the entries of ps, the parts of a file in order, to v's
+// cases, each part on its own core, and merges them into v; false when
+// two entries share their identity.
+func (v *View) bind(ps []*viewPart) bool {
+	var wg sync.WaitGroup
+	for _, p := range ps[1:] {
+		wg.Go(func() { p.bind(v.cases) })
+	}
+	ps[0].bind(v.cases)
+	wg.Wait()
+	for _, p := range ps {
+		v.merge(p)
+	}
+	if v.mayRepeat() && repeats(ps) {
+		return false
 	}
 	for _, p := range ps {
 		p.ids = chunks[uint64]{}
 	}
-	return f, len(chain) - 1, true
+	return true
 }
 
 // mayRepeat tells whether two entries of v may share their identity. Two
@@ -348,16 +426,16 @@ func (v *View) mayRepeat() bool {
 	return v.Shadowed > 0 || v.Unmatched.Count+v.Ambiguous.Count > 1
 }
 
-// repeats tells whether two entries of the parts ps (those of chain)
-// share their identity, told by a hash of each.
-func repeats(ps []*viewPart, chain []int) bool {
+// repeats tells whether two entries of the parts ps share their identity,
+// told by a hash of each.
+func repeats(ps []*viewPart) bool {
 	n := 0
-	for _, i := range chain {
-		n += ps[i].ids.len()
+	for _, p := range ps {
+		n += p.ids.len()
 	}
 	ids := make([]uint64, 0, n)
-	for _, i := range chain {
-		ids = ps[i].ids.appendTo(ids)
+	for _, p := range ps {
+		ids = p.ids.appendTo(ids)
 	}
 	slices.Sort(ids)
 	for i := 1; i < len(ids); i++ {
@@ -368,19 +446,53 @@ func repeats(ps []*viewPart, chain []int) bool {
 	return false
 }
 
-// viewPart is the entries of a stretch of per_case, each matched to its
-// case (or a stray), in file order, to be merged into the View in the
-// order of the stretches. A part has its own names, so parts are filled
-// on several cores.
+// viewPart is the entries of a stretch of per_case, in file order, each
+// with its identity until it is matched to its case or found a stray
+// (bind), to be merged into the View in the order of the stretches. A part
+// has its own names, so parts are filled and bound on several cores.
 type viewPart struct {
-	cases                caseid.Cases
-	match                *caseid.Matcher // of cases
 	entries              chunks[viewEntry]
 	graders              chunks[viewGrader]
 	names                names
 	unmatched, ambiguous Strays
 	seed                 maphash.Seed
 	ids                  chunks[uint64] // hashes of the identities of the entries with a test_id
+	// The identity of each entry, until bound: its test id in text, the
+	// other parts in names.
+	idents chunks[ident]
+	text   textStore
+}
+
+// ident is an entry's identity as a part holds it until it is bound.
+type ident struct {
+	testID                          textRef
+	suite, target, variant, evalPth uint32 // in names
+}
+
+// textStore holds strings in blocks of bytes the collector need not scan, so
+// that the test ids of 100k entries are not 100k objects.
+type textStore struct{ blocks [][]byte }
+
+// textRef is a string in textStore.
+type textRef struct{ block, off, n uint32 }
+
+const textBlock = 64 << 10
+
+func (t *textStore) add(s string) textRef {
+	last := len(t.blocks) - 1
+	if last < 0 || len(t.blocks[last])+len(s) > cap(t.blocks[last]) {
+		t.blocks = append(t.blocks, make([]byte, 0, max(textBlock, len(s))))
+		last++
+	}
+	b := &t.blocks[last]
+	r := textRef{uint32(last), uint32(len(*b)), uint32(len(s))}
+	*b = append(*b, s...)
+	return r
+}
+
+// at is the string r refers to, valid while t holds it.
+func (t *textStore) at(r textRef) string {
+	return unsafe.String(unsafe.SliceData(t.blocks[r.block][r.off:]), r.n)
 }
 
 // chunks is a list that grows a chunk at a time: append would allocate
@@ -413,26 +525,19 @@ func (c *chunks[T]) appendTo(s []T) []T {
 	return s
 }
 
-func (v *View) newPart() *viewPart {
-	return &viewPart{cases: v.cases, match: caseid.NewMatcher(v.cases)}
+func newPart(seed maphash.Seed) *viewPart {
+	return &viewPart{seed: seed}
 }
 
-// add matches entry e to its case as Bind does.
+// add keeps entry e and its identity, to be bound to its case later.
 func (p *viewPart) add(e *draft) {
 	id := e.id
 	if id.TestID != "" {
 		p.ids.add(maphash.Comparable(p.seed, id))
 	}
-	i, candidates := p.match.Match(id)
-	switch {
-	case len(candidates) > 1:
-		p.ambiguous.add(id)
-		return
-	case i < 0:
-		p.unmatched.add(id)
-		return
-	}
-	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), exactness: uint8(exactness(id, p.cases, i))}
+	p.idents.add(ident{testID: p.text.add(id.TestID), suite: p.names.id(id.Suite), target: p.names.id(id.Target),
+		variant: p.names.id(id.Variant), evalPth: p.names.id(id.EvalPath)})
+	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), caseIndex: -1}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
 		ve.graders, ve.nGraders = uint32(p.graders.len()), uint32(len(e.graders))
@@ -440,8 +545,29 @@ func (p *viewPart) add(e *draft) {
 			p.graders.add(viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
 	}
-	ve.caseIndex = int32(i)
 	p.entries.add(ve)
+}
+
+// bind matches each entry of p to its case of cs as Bind does, or counts
+// it a stray, and frees the identities.
+func (p *viewPart) bind(cs caseid.Cases) {
+	match := caseid.NewMatcher(cs)
+	for k := range p.entries.len() {
+		in := p.idents.at(k)
+		id := caseid.ID{TestID: p.text.at(in.testID), Suite: p.names.list[in.suite], Target: p.names.list[in.target],
+			Variant: p.names.list[in.variant], EvalPath: p.names.list[in.evalPth]}
+		i, candidates := match.Match(id)
+		switch {
+		case len(candidates) > 1:
+			p.ambiguous.add(id)
+		case i < 0:
+			p.unmatched.add(id)
+		default:
+			ve := p.entries.at(k)
+			ve.caseIndex, ve.exactness = int32(i), uint8(exactness(id, cs, i))
+		}
+	}
+	p.idents, p.text = chunks[ident]{}, textStore{}
 }
 
 // merge binds the entries of p, the part that follows those merged so
@@ -465,6 +591,9 @@ func (v *View) merge(p *viewPart) {
 	v.parts, v.bases = append(v.parts, p), append(v.bases, base)
 	for k := range p.entries.len() {
 		pe := p.entries.at(k)
+		if pe.caseIndex < 0 {
+			continue // a stray
+		}
 		pe.verdict, pe.kind = names[pe.verdict], names[pe.kind]
 		if pe.automated {
 			pe.outcome = names[pe.outcome]

@@ -800,8 +800,13 @@ func (d *decoder) value(m *memo, dst reflect.Value, s slot) bool {
 		// Only checked strings are interned: a known one needs no check.
 		str, known := m.lookup(b)
 		if !known {
-			if !dst.IsValid() && s == slotNone && n.checkBytes(b) {
+			switch {
+			case dst.IsValid() || !n.checkBytes(b):
+			case s == slotNone:
 				return true // valid, and not kept
+			case s == slotTestID:
+				d.draft.keepTestID(b) // valid, kept only until the entry is added
+				return true
 			}
 			if str = string(b); !n.checkString(str) {
 				return false

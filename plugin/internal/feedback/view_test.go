@@ -2,11 +2,15 @@ package feedback
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
+
+	"agentv-review/plugin/internal/caseid"
 )
 
 // viewRun is the run of the view tests: test b has two targets, c two suites.
@@ -31,6 +35,11 @@ func checkViewMatchesBind(t *testing.T, data []byte, runID string) {
 	v, verr := LoadView(path, runID, viewRun)
 	if (ferr == nil) != (verr == nil) || ferr != nil && ferr.Error() != verr.Error() {
 		t.Fatalf("Load error %v, LoadView error %v", ferr, verr)
+	}
+	// Read ahead (StartView), the view is LoadView's.
+	av, aerr := StartView(path).View(runID, viewRun)
+	if (aerr == nil) != (verr == nil) || aerr != nil && aerr.Error() != verr.Error() || verr == nil && !reflect.DeepEqual(viewOf(av), viewOf(v)) {
+		t.Fatalf("StartView: %v %v, LoadView: %v %v", aerr, viewOf(av), verr, viewOf(v))
 	}
 	if ferr != nil {
 		return
@@ -124,6 +133,12 @@ func TestViewMatchesBind(t *testing.T) {
 		{"no per_case", `{"run_id":"r","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z"}`},
 		{"not JSON", `{"run_id":`},
 		{"legacy", `{"reviews":[{"test_id":"a","comment":"x","updated_at":"2026-01-01"}]}`},
+		// A test id is kept in the decoder's room until its entry is added
+		// (draft.keepTestID): escaped, invalid UTF-8, across a buffer's end.
+		{"escaped test ids", head + `"per_case":[{"test_id":"\u0061","verdict":"flaky"},{"test_id":"z\u007a","verdict":"flaky"},{"test_id":"\u0063","suite":"extra","verdict":"incorrect"}]}`},
+		{"invalid UTF-8 in a test id", head + "\"per_case\":[{\"test_id\":\"a\xff\",\"verdict\":\"flaky\"},{\"test_id\":\"a\",\"verdict\":\"flaky\"}]}"},
+		{"test ids across the buffer's end", head + `"per_case":[{"test_id":"` + strings.Repeat("x", 70000) + `","verdict":"flaky"},{"test_id":"` +
+			strings.Repeat(" ", 65500) + `","verdict":"flaky"},{"test_id":"b","target":"gpt","verdict":"acceptable"},{"test_id":"` + strings.Repeat("y", 40) + `","verdict":"flaky"},{"test_id":"a","verdict":"incorrect"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkViewMatchesBind(t, []byte(tt.doc), "r") })
@@ -150,4 +165,32 @@ func FuzzViewMatchesBind(f *testing.F) {
 		}
 		checkViewMatchesBind(t, data, "r")
 	})
+}
+
+// A read ahead that is stopped ends without binding anything, at any
+// point of the file; a new one of the same file reads it whole.
+func TestViewAheadStop(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"run_id":"r","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z","per_case":[`)
+	for i := range 40000 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"test_id":"s%d","verdict":"flaky","automated":{"score":0.5,"outcome":"failed"}}`, i)
+	}
+	b.WriteString("]}")
+	path := filepath.Join(t.TempDir(), "feedback.json")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		StartView(path).Stop()
+	}
+	v, err := StartView(path).View("r", viewRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Strays{Count: 40000, First: caseid.ID{TestID: "s0"}}); v.Unmatched != want {
+		t.Fatalf("after stopped reads: %+v unmatched, want %+v", v.Unmatched, want)
+	}
 }
