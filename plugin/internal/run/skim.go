@@ -67,7 +67,9 @@ type skimmer struct {
 	blocks []stageBlock
 	staged bool
 	// views, set for Open's rows, lets path read a string as a view of
-	// the line instead of a copy (see path).
+	// the line instead of a copy (see path), and text every string of a
+	// row read loosely: such a row is only counted, never kept (see
+	// parseConfig.check).
 	views bool
 	// loose, when set, skips nested values by looseEnd, unchecked (see
 	// Options.CheckKeptOnly).
@@ -634,6 +636,8 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 			}
 		case intern && s.in != nil:
 			*dst = s.shared(raw)
+		case s.loose && s.views: // a row read loosely is not kept (see views)
+			*dst = unsafe.String(unsafe.SliceData(raw), len(raw))
 		default:
 			*dst = s.recent(raw)
 		}
