@@ -206,11 +206,13 @@ type memberSpan struct{ name, value, end int }
 // value, a comma and the next name's quote, or the row's closing brace as
 // its last byte. It puts in out the spans of those whose value is a
 // literal or whose name names has (the others are skipped whole, as a
-// loose read would), up to len(out). It returns how many it put, and the
-// index of the name's quote of the member it stopped at, len(b) when it
-// reached the row's end.
+// loose read would), up to len(out), and takes no member that starts
+// stageRun*64 bytes or more after b[i] (so that the assembly runs a few
+// microseconds at a time, see stageRun). It returns how many it put,
+// and the index of the name's quote of the member it stopped at, len(b)
+// when it reached the row's end.
 func memberSpansWords(b []byte, i int, names *nameSet, out []memberSpan) (n, next int) {
-	for n < len(out) {
+	for start := i; n < len(out) && i-start < stageRun*64; {
 		k := plainEnd(b, i+1)
 		if k+2 >= len(b) || b[k] != '"' || b[k+1] != ':' {
 			return n, i

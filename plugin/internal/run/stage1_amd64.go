@@ -36,8 +36,9 @@ func memberSpans(b []byte, i int, names *nameSet, out []memberSpan) (n, next int
 	return memberSpansWords(b, i, names, out)
 }
 
-// memberSpansAVX2 takes a nested value's first stageRun*64 bytes at most:
-// 32768, written in it (this fails to compile when they differ).
+// memberSpansAVX2 takes a nested value's first stageRun*64 bytes at most,
+// and members that start that far at most: 32768, written in it (this
+// fails to compile when they differ).
 var _ = [1]struct{}{}[stageRun*64-32768]
 
 //go:noescape

@@ -374,6 +374,10 @@ TEXT ·memberSpansAVX2(SB), NOSPLIT, $96-80
 spanloop:
 	CMPQ R15, out_len+48(FP)
 	JAE spanstop
+	MOVQ AX, R8
+	SUBQ i+24(FP), R8
+	CMPQ R8, $32768 // stageRun*64: a call takes a few microseconds at most
+	JAE spanstop
 	LEAQ 1(AX), CX
 	PLAINEND(nameloop, nametail, namehit, nameat, spanstop)
 	LEAQ 2(CX), R9

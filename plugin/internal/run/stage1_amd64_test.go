@@ -150,8 +150,8 @@ func FuzzMemberSpansAMD64(f *testing.F) {
 
 // TestMemberSpansAMD64 runs checkMemberSpans on every corpus row and its
 // grammarChanges, and on rows whose nested values and strings end at every
-// place around a block's and a scan's edges and past the stageRun blocks
-// memberSpans looks at.
+// place around a block's and a scan's edges, and whose nested values or
+// members go past the stageRun blocks memberSpans looks at.
 func TestMemberSpansAMD64(t *testing.T) {
 	if !looseAVX2 {
 		t.Skip("no AVX2, carry-less multiply or POPCNT")
@@ -166,6 +166,9 @@ func TestMemberSpansAMD64(t *testing.T) {
 			[]byte(`{"`+pad+`":1,"s":{"`+pad+`\"":[]}}`))
 	}
 	lines = append(lines, []byte(`{"a":[`+strings.Repeat(`"[",`, stageRun*16)+`0],"b":1}`))
+	for _, size := range []int{755, 1015, 1050, 4093} { // a member starts at 32767, 32705, 32768 or 32801 bytes, around the stageRun*64 a call takes
+		lines = append(lines, []byte(`{`+strings.Repeat(`"k":"`+strings.Repeat("x", size)+`",`, 50)+`"score":1}`))
+	}
 	for _, line := range lines {
 		checkMemberSpans(t, line, rnd.IntN(16), rnd.Uint64())
 		grammarChanges(line, rnd, func(b []byte) { checkMemberSpans(t, b, rnd.IntN(16), rnd.Uint64()) })
