@@ -1,6 +1,9 @@
 package run
 
-import "math/bits"
+import (
+	"math/bits"
+	"reflect"
+)
 
 // A loose skip finds where a nested value ends without checking its
 // grammar: from the value's first bracket on, it counts the brackets
@@ -27,6 +30,9 @@ import "math/bits"
 // the line ends first. It needs no stage: a line staged loose has no
 // masks (see stage).
 func (s *skimmer) looseEnd(i int) (end int, ok bool) {
+	if i == s.closedAt && i > 0 {
+		return s.closedEnd, true
+	}
 	b := s.b[i:]
 	var st skipState
 	whole := len(b) &^ 63
@@ -87,3 +93,208 @@ func looseBrackets(bl *stageBlock, st *skipState) (open, close uint64) {
 	out := ^(str | escaped)
 	return bl.open & out, bl.close & out
 }
+
+// A loose read of a row not kept (Options.CheckKeptOnly) reads most rows
+// by compactRow, whose memberSpans walks their members a few at a call,
+// strings and nested values (by looseSkip) included, as the loose
+// skimmer would; the rest (a row with spaces, an escape in a name) by
+// object, as any row.
+
+// compactRow reads the members of a row read loosely into s.w as
+// object(nil) does, when the row is written as AgentV writes it: no
+// space between its tokens and no escape in its member names. For such
+// a row it makes the same calls at the same places (its readers see the
+// same bytes), but finds where most members lie by memberSpans, a few
+// at a call, instead of a scan for each name and, for a member rowField
+// does not read, for its value. On any other row it returns false
+// having read nothing that counts (s is begun again): object reads it,
+// errors and all.
+func (s *skimmer) compactRow() bool {
+	b := s.b
+	if len(b) < 2 || b[0] != '{' || b[1] != '"' {
+		return false
+	}
+	for i := 1; ; { // a member name's opening quote
+		n, next := memberSpans(b, i, &rowNames, s.spanned[:])
+		for _, m := range s.spanned[:n] {
+			if _, ok := s.compactMember(m.name, m.value, m.end); !ok {
+				return s.again()
+			}
+		}
+		if next == len(b) {
+			s.i, s.closedAt = len(b), 0
+			return true
+		}
+		// The member memberSpans stopped at, by scans.
+		end, ok, escaped := stringScan(b, next+1)
+		if !ok || escaped || end+1 >= len(b) || b[end+1] != ':' {
+			return s.again()
+		}
+		at, ok := s.compactMember(next+1, end+2, -1)
+		switch {
+		case !ok:
+			return s.again()
+		case at+1 < len(b) && b[at] == ',' && b[at+1] == '"':
+			i = at + 1
+		case at+1 == len(b) && b[at] == '}':
+			s.i, s.closedAt = len(b), 0
+			return true
+		default:
+			return s.again()
+		}
+	}
+}
+
+// compactMember reads the member whose name starts at s.b[name] (and
+// ends, with its closing quote and colon, before value) into s.w by
+// rowField, or, when rowField does not read it (see rowNames), skips its
+// value as skip does in a loose read. It returns the index just past the
+// value, and false when the value is not one skip reads whole or, with
+// end set (not -1), when it does not end at end: memberSpans found its
+// string or nested value as skip would, and left literals to literalEnd.
+func (s *skimmer) compactMember(name, value, end int) (int, bool) {
+	b := s.b
+	if key := b[name : value-2]; rowNames.has(key) {
+		if end >= 0 {
+			s.closedAt, s.closedEnd = value, end // for its reader's rawString or looseEnd
+		}
+		s.i = value
+		err := s.rowField(&s.w, key)
+		return s.i, err == nil && (end < 0 || s.i == end)
+	}
+	if value == len(b) {
+		return 0, false
+	}
+	switch b[value] {
+	case '"':
+		if end >= 0 {
+			return end, true
+		}
+		end, ok, _ := stringScan(b, value+1)
+		return end + 1, ok && end < len(b)
+	case '{', '[':
+		if end >= 0 {
+			return end, true
+		}
+		return s.looseEnd(value)
+	}
+	at, ok := literalEnd(b, value)
+	return at, ok && (end < 0 || at == end)
+}
+
+// again begins the row again for object, and returns false.
+func (s *skimmer) again() bool {
+	s.begin(s.b)
+	s.closedAt = 0
+	return false
+}
+
+// memberSpan is where one member of a compact row lies (see
+// memberSpans): its name's first byte, its value's first byte (the name
+// ends two bytes before, with its closing quote and the colon), and the
+// index just past the value.
+type memberSpan struct{ name, value, end int }
+
+// memberSpansWords is memberSpans in portable Go: the implementation where
+// the processor lacks what the assembly needs, and its reference in tests.
+// From the opening quote of a member name at b[i], it walks the members
+// that follow one another as AgentV writes them: a name with no quote,
+// backslash or control character in it, then a colon, then a value: a
+// string with none either, an object or array that looseSkip closes
+// within its first stageRun whole blocks of 64 bytes, or anything else up
+// to the next ',' or '}' (a literal, for literalEnd to check); after the
+// value, a comma and the next name's quote, or the row's closing brace as
+// its last byte. It puts in out the spans of those whose value is a
+// literal or whose name names has (the others are skipped whole, as a
+// loose read would), up to len(out), and takes no member that starts
+// stageRun*64 bytes or more after b[i] (so that the assembly runs a few
+// microseconds at a time, see stageRun). It returns how many it put,
+// and the index of the name's quote of the member it stopped at, len(b)
+// when it reached the row's end.
+func memberSpansWords(b []byte, i int, names *nameSet, out []memberSpan) (n, next int) {
+	for start := i; n < len(out) && i-start < stageRun*64; {
+		k := plainEnd(b, i+1)
+		if k+2 >= len(b) || b[k] != '"' || b[k+1] != ':' {
+			return n, i
+		}
+		value, end, literal := k+2, -1, false
+		switch b[value] {
+		case '"':
+			if k = plainEnd(b, value+1); k < len(b) && b[k] == '"' {
+				end = k + 1
+			}
+		case '{', '[':
+			var st skipState
+			if whole := min(len(b)-value, stageRun*64) &^ 63; whole > 0 {
+				if e := looseSkipWords(b[value:value+whole], &st); e >= 0 {
+					end = value + e
+				}
+			}
+		default:
+			for k = value; k < len(b) && b[k] != ',' && b[k] != '}'; k++ {
+			}
+			if k < len(b) && k > value {
+				end, literal = k, true
+			}
+		}
+		after := end + 1
+		switch {
+		case end < 0 || end >= len(b):
+			return n, i
+		case after == len(b) && b[end] == '}':
+		case after == len(b) || b[end] != ',' || b[after] != '"':
+			return n, i
+		}
+		if literal || names.has(b[i+1:value-2]) {
+			out[n] = memberSpan{i + 1, value, end}
+			n++
+		}
+		if i = after; i == len(b) {
+			return n, i
+		}
+	}
+	return n, i
+}
+
+// plainEnd is the index of the first quote, backslash or control
+// character from i on, len(b) when there is none.
+func plainEnd(b []byte, i int) int {
+	for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+		i++
+	}
+	return i
+}
+
+// nameSet is a set of member names by a hash of their length and first
+// and last bytes: has is true for every name added, and for a few
+// others. (memberSpansAVX2 computes nameBit too. Its factors are such
+// that no name of AgentV's rows that rowField does not read, timestamp,
+// category, token_usage, cost_usd, duration_ms, the *_path names,
+// projection_identity, export_metadata, experiment and the like, shares
+// a bit with one it reads: such a one costs rowField's call.)
+type nameSet [4]uint64
+
+func nameBit[T string | []byte](name T) uint {
+	return (uint(len(name))*5 + uint(name[0])*59 + uint(name[len(name)-1])) & 255
+}
+
+func (n *nameSet) add(name string) { b := nameBit(name); n[b/64] |= 1 << (b % 64) }
+
+func (n *nameSet) has(name []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	b := nameBit(name)
+	return n[b/64]&(1<<(b%64)) != 0
+}
+
+// rowNames holds the names rowField reads, rowWire's: compactMember
+// skips the value of a member named otherwise without a call of
+// rowField, which would skip it (TestRowNames checks that it reads no
+// other).
+var rowNames = func() (n nameSet) {
+	for f := range reflect.TypeFor[rowWire]().Fields() {
+		n.add(f.Tag.Get("json"))
+	}
+	return n
+}()

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -235,6 +239,113 @@ func BenchmarkLooseEnd(b *testing.B) {
 	for b.Loop() {
 		if end, ok := s.looseEnd(0); !ok || end != len(line) {
 			b.Fatal(end, ok)
+		}
+	}
+}
+
+// compactAsObject checks that compactRow reads line as object(nil) does
+// in a loose read: when it takes the row, the same rowWire, type error and
+// end; when it does not, nothing (the row begun again, for object).
+func compactAsObject(t *testing.T, line []byte) {
+	t.Helper()
+	fast := skimmer{in: interner{}, views: true, loose: true}
+	plain := skimmer{in: interner{}, views: true, loose: true}
+	fast.begin(line)
+	ok := fast.compactRow()
+	plain.begin(line)
+	err := plain.object(nil)
+	if !ok {
+		if fresh := (skimmer{}); fast.i != 0 || fast.typeErr != "" || !reflect.DeepEqual(fast.w, fresh.w) || fast.closedAt != 0 {
+			t.Fatalf("compactRow(%q) = false, having read %+v (i %d, type error %q)", line, fast.w, fast.i, fast.typeErr)
+		}
+		return
+	}
+	if err != nil || !reflect.DeepEqual(fast.w, plain.w) || fast.typeErr != plain.typeErr || fast.i != plain.i || fast.closedAt != 0 {
+		t.Fatalf("compactRow(%q): %+v, type error %q, at %d; object: %v, %+v, %q, at %d", line, fast.w, fast.typeErr, fast.i, err, plain.w, plain.typeErr, plain.i)
+	}
+}
+
+// FuzzCompactRow: compactRow reads any line as a loose read's object(nil)
+// does, or leaves it to it (compactAsObject).
+func FuzzCompactRow(f *testing.F) {
+	for _, r := range skimEdgeRows {
+		f.Add(r)
+	}
+	f.Add(`{"test_id":"a","score":1,"scores":[{"type":"t"}],"x":{"y":"}"},"n":-1.5e3,"t":true,"error":"e\"q"}`)
+	f.Add(`{"a":"b","test_id":{"k":[1,"]"]},"score":"1","result_dir":null,"m":[],"z":01}`)
+	f.Add(`{"a\u0062":1,"score":1}`)
+	f.Add(`{"score":1,"scores":[{]},"q":1}`)
+	f.Add(`{"score":1 ,"q":"x"}`)
+	f.Add(`{"score":1,"q":"x""y":2}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		compactAsObject(t, []byte(line))
+	})
+}
+
+// TestCompactRowCorpus holds compactRow to object (compactAsObject) on
+// every corpus row and its grammarChanges.
+func TestCompactRowCorpus(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, line := range skimCorpusLines(t) {
+		compactAsObject(t, line)
+		grammarChanges(line, rnd, func(b []byte) { compactAsObject(t, b) })
+	}
+}
+
+// grammarChanges calls check with line (up to 4 KiB of it) changed in one
+// byte, at a third of its places chosen by rnd, to one that matters to
+// the grammar: a quote, a backslash, a bracket, a comma, a colon, a space,
+// a control character, a digit or a minus.
+func grammarChanges(line []byte, rnd *rand.Rand, check func([]byte)) {
+	const grammar = "\"\\{}[],: \x01\n0-"
+	b := slices.Clone(line[:min(len(line), 4096)])
+	for k := range b {
+		if rnd.IntN(3) != 0 {
+			continue
+		}
+		was := b[k]
+		b[k] = grammar[rnd.IntN(len(grammar))]
+		check(b)
+		b[k] = was
+	}
+}
+
+// TestRowNames: rowNames has every name rowField reads (its cases, read
+// from skim.go), and they are rowWire's names.
+func TestRowNames(t *testing.T) {
+	file, err := parser.ParseFile(token.NewFileSet(), "skim.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		if fn, ok := n.(*ast.FuncDecl); ok && fn.Name.Name == "rowField" {
+			ast.Inspect(fn, func(n ast.Node) bool {
+				if cc, ok := n.(*ast.CaseClause); ok {
+					for _, e := range cc.List {
+						if lit, ok := e.(*ast.BasicLit); ok {
+							name, _ := strconv.Unquote(lit.Value)
+							cases = append(cases, name)
+						}
+					}
+				}
+				return true
+			})
+		}
+		return true
+	})
+	var tags []string
+	for f := range reflect.TypeFor[rowWire]().Fields() {
+		tags = append(tags, f.Tag.Get("json"))
+	}
+	slices.Sort(cases)
+	slices.Sort(tags)
+	if len(cases) < 20 || !slices.Equal(cases, tags) {
+		t.Fatalf("rowField reads %q; rowWire has %q", cases, tags)
+	}
+	for _, name := range cases {
+		if !rowNames.has([]byte(name)) {
+			t.Errorf("rowNames lacks %q", name)
 		}
 	}
 }

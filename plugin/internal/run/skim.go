@@ -53,6 +53,13 @@ type skimmer struct {
 	floats []float64
 	ints   []int
 	open   []byte // skipNested's stack
+	// spanned is compactRow's, for memberSpans. While compactRow reads a
+	// row, the value at closedAt (0 for none) ends at closedEnd, as
+	// memberSpans found it: rawString (for a string, which has no escape)
+	// and looseEnd (for an object or array) take it from there instead
+	// of looking again.
+	spanned             [16]memberSpan
+	closedAt, closedEnd int
 
 	escaped bool // the string rawString read last has an escape
 	// blocks are the stage-1 masks of the line row is reading (staged
@@ -60,7 +67,9 @@ type skimmer struct {
 	blocks []stageBlock
 	staged bool
 	// views, set for Open's rows, lets path read a string as a view of
-	// the line instead of a copy (see path).
+	// the line instead of a copy (see path), and text every string of a
+	// row read loosely: such a row is only counted, never kept (see
+	// parseConfig.check).
 	views bool
 	// loose, when set, skips nested values by looseEnd, unchecked (see
 	// Options.CheckKeptOnly).
@@ -72,17 +81,14 @@ type skimmer struct {
 
 // row decodes the light fields of line. The result is owned by s.
 func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
-	s.b, s.i, s.depth, s.typeErr = line, 0, 0, ""
-	s.strs, s.floats, s.ints = s.strs[:0], s.floats[:0], s.ints[:0]
-	s.w = rowWire{
-		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
-		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
-	}
+	s.begin(line)
 	s.blocks, s.staged = stage(line, s.blocks, s.loose), !s.loose
-	if s.spans.on {
+	switch {
+	case s.spans.on:
 		s.spans.reset()
 		err = s.object(s.spanField)
-	} else {
+	case s.loose && s.compactRow(): // most rows not kept, as object would
+	default:
 		err = s.object(nil)
 	}
 	s.staged = false // the other readers set s.b themselves
@@ -96,6 +102,16 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 		}
 	}
 	return &s.w, s.typeErr, err
+}
+
+// begin readies s to read line as a row from its start.
+func (s *skimmer) begin(line []byte) {
+	s.b, s.i, s.depth, s.typeErr = line, 0, 0, ""
+	s.strs, s.floats, s.ints = s.strs[:0], s.floats[:0], s.ints[:0]
+	s.w = rowWire{
+		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
+		Samples: s.w.Samples[:0], Attempts: s.w.Attempts[:0], Trials: s.w.Trials[:0],
+	}
 }
 
 // recent returns raw as a string, sharing the copy made for an equal
@@ -277,10 +293,13 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
 	end, ok, escaped := s.near(start) // ok: before len(s.b)
 	if !ok {
-		if !s.staged { // as in object
-			end, ok, escaped = stringScan(s.b, start)
-		} else {
+		switch {
+		case s.staged:
 			end, ok, escaped = s.stringEnd(start)
+		case s.i == s.closedAt && s.i > 0:
+			end, ok = s.closedEnd-1, true
+		default: // as in object
+			end, ok, escaped = stringScan(s.b, start)
 		}
 		if !ok || end == len(s.b) {
 			s.i = end
@@ -617,6 +636,8 @@ func (s *skimmer) text(dst *string, field string, intern bool) error {
 			}
 		case intern && s.in != nil:
 			*dst = s.shared(raw)
+		case s.loose && s.views: // a row read loosely is not kept (see views)
+			*dst = unsafe.String(unsafe.SliceData(raw), len(raw))
 		default:
 			*dst = s.recent(raw)
 		}

@@ -26,6 +26,24 @@ func looseSkip(b []byte, st *skipState) int {
 // looseAVX2 tells whether the processor has what looseSkipAVX2 needs.
 var looseAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT
 
+// memberSpans is memberSpansWords, in assembly with AVX2 (its nested
+// values by looseSkipAVX2) where the processor has what looseSkipAVX2
+// needs.
+func memberSpans(b []byte, i int, names *nameSet, out []memberSpan) (n, next int) {
+	if looseAVX2 {
+		return memberSpansAVX2(b, i, names, out)
+	}
+	return memberSpansWords(b, i, names, out)
+}
+
+// memberSpansAVX2 takes a nested value's first stageRun*64 bytes at most,
+// and members that start that far at most: 32768, written in it (this
+// fails to compile when they differ).
+var _ = [1]struct{}{}[stageRun*64-32768]
+
+//go:noescape
+func memberSpansAVX2(b []byte, i int, names *nameSet, out []memberSpan) (n, next int)
+
 //go:noescape
 func looseSkipAVX2(b []byte, st *skipState) int
 

@@ -303,3 +303,228 @@ skipdone:
 	MOVQ R15, 16(DI)
 	MOVQ AX, ret+32(FP)
 	RET
+
+// The byte the literal values of memberSpansAVX2 end at besides '}'.
+DATA commabytes<>+0(SB)/8, $0x2c2c2c2c2c2c2c2c
+GLOBL commabytes<>(SB), RODATA|NOPTR, $8
+
+// SPANCONSTS loads memberSpansAVX2's b (SI, DX its length), names (R12)
+// and bytes: quotes (Y1), backslashes (Y2), 0x1f (Y3), '}' (Y10) and ','
+// (Y12).
+#define SPANCONSTS \
+	MOVQ b_base+0(FP), SI \
+	MOVQ b_len+8(FP), DX \
+	MOVQ names+32(FP), R12 \
+	AVXQUOTES \
+	VPBROADCASTB ·stringbytes+32(SB), Y3 \
+	VPBROADCASTB bracketbytes<>+32(SB), Y10 \
+	VPBROADCASTB commabytes<>+0(SB), Y12
+
+// PLAINEND moves CX to the first quote, backslash or control character
+// of b from CX on, thirty-two bytes a step while they last, then a byte
+// at a time; it goes to none when b ends first. loop, tail, hit and at
+// are its labels; R8 is scratch.
+#define PLAINEND(loop, tail, hit, at, none) \
+loop: \
+	LEAQ 32(CX), R8 \
+	CMPQ R8, DX \
+	JA tail \
+	VMOVDQU (SI)(CX*1), Y0 \
+	VPCMPEQB Y1, Y0, Y4 \
+	VPCMPEQB Y2, Y0, Y5 \
+	VPMINUB Y3, Y0, Y6 \
+	VPCMPEQB Y0, Y6, Y6 \
+	VPOR Y4, Y5, Y5 \
+	VPOR Y5, Y6, Y6 \
+	VPMOVMSKB Y6, R8 \
+	TESTL R8, R8 \
+	JNZ hit \
+	ADDQ $32, CX \
+	JMP loop \
+tail: \
+	CMPQ CX, DX \
+	JAE none \
+	MOVBLZX (SI)(CX*1), R8 \
+	CMPB R8, $0x22 \
+	JEQ at \
+	CMPB R8, $0x5c \
+	JEQ at \
+	CMPB R8, $0x20 \
+	JB at \
+	INCQ CX \
+	JMP tail \
+hit: \
+	BSFL R8, R8 \
+	ADDQ R8, CX \
+at:
+
+// func memberSpansAVX2(b []byte, i int, names *nameSet, out []memberSpan) (n, next int)
+//
+// memberSpansWords, the members a step each: AX is the opening quote of
+// the member's name, CX the scan, R9 the value's first byte, R13 the
+// next member's name's quote, R15 the spans put and DI where the next
+// goes. A nested value is skipped by a call of looseSkipAVX2
+// (its arguments at 0(SP), its state at 40(SP)), across which AX, R9,
+// R15 and DI are kept at 64(SP) to 88(SP) and the bytes reloaded.
+TEXT ·memberSpansAVX2(SB), NOSPLIT, $96-80
+	SPANCONSTS
+	MOVQ i+24(FP), AX
+	MOVQ out_base+40(FP), DI
+	XORQ R15, R15
+spanloop:
+	CMPQ R15, out_len+48(FP)
+	JAE spanstop
+	MOVQ AX, R8
+	SUBQ i+24(FP), R8
+	CMPQ R8, $32768 // stageRun*64: a call takes a few microseconds at most
+	JAE spanstop
+	LEAQ 1(AX), CX
+	PLAINEND(nameloop, nametail, namehit, nameat, spanstop)
+	LEAQ 2(CX), R9
+	CMPQ R9, DX
+	JAE spanstop
+	MOVBLZX (SI)(CX*1), R8
+	CMPB R8, $0x22
+	JNE spanstop
+	MOVBLZX 1(SI)(CX*1), R8
+	CMPB R8, $0x3a
+	JNE spanstop
+	MOVBLZX (SI)(R9*1), R8
+	CMPB R8, $0x22
+	JEQ spanstring
+	CMPB R8, $0x7b
+	JEQ spannested
+	CMPB R8, $0x5b
+	JEQ spannested
+	// Anything else runs to the next ',' or '}'.
+	MOVQ R9, CX
+literalloop:
+	LEAQ 32(CX), R8
+	CMPQ R8, DX
+	JA literaltail
+	VMOVDQU (SI)(CX*1), Y0
+	VPCMPEQB Y12, Y0, Y4
+	VPCMPEQB Y10, Y0, Y5
+	VPOR Y4, Y5, Y5
+	VPMOVMSKB Y5, R8
+	TESTL R8, R8
+	JNZ literalhit
+	ADDQ $32, CX
+	JMP literalloop
+literaltail:
+	CMPQ CX, DX
+	JAE spanstop
+	MOVBLZX (SI)(CX*1), R8
+	CMPB R8, $0x2c
+	JEQ literalat
+	CMPB R8, $0x7d
+	JEQ literalat
+	INCQ CX
+	JMP literaltail
+literalhit:
+	BSFL R8, R8
+	ADDQ R8, CX
+literalat:
+	CMPQ CX, R9
+	JEQ spanstop
+	JMP spanafter
+spanstring:
+	LEAQ 1(R9), CX
+	PLAINEND(valueloop, valuetail, valuehit, valueat, spanstop)
+	MOVBLZX (SI)(CX*1), R8
+	CMPB R8, $0x22
+	JNE spanstop
+	INCQ CX
+	JMP spanafter
+spannested:
+	MOVQ DX, R8
+	SUBQ R9, R8
+	CMPQ R8, $32768 // stageRun*64 (stage1_amd64.go checks it)
+	JBE spanwhole
+	MOVQ $32768, R8
+spanwhole:
+	ANDQ $~63, R8
+	JZ spanstop
+	LEAQ (SI)(R9*1), R10
+	MOVQ R10, 0(SP)
+	MOVQ R8, 8(SP)
+	MOVQ R8, 16(SP)
+	LEAQ 40(SP), R10
+	MOVQ R10, 24(SP)
+	MOVQ $0, 40(SP)
+	MOVQ $0, 48(SP)
+	MOVQ $0, 56(SP)
+	MOVQ AX, 64(SP)
+	MOVQ R9, 72(SP)
+	MOVQ R15, 80(SP)
+	MOVQ DI, 88(SP)
+	CALL ·looseSkipAVX2(SB)
+	MOVQ 32(SP), R8
+	MOVQ 64(SP), AX
+	MOVQ 72(SP), R9
+	MOVQ 80(SP), R15
+	MOVQ 88(SP), DI
+	SPANCONSTS
+	TESTQ R8, R8
+	JS spanstop
+	LEAQ (R9)(R8*1), CX
+spanafter:
+	// CX is just past the value: a comma and the next name's quote
+	// follow (R13 is that quote), or the row ends with '}' (R13 is len(b)).
+	LEAQ 1(CX), R13
+	CMPQ R13, DX
+	JAE spanlast
+	MOVBLZX (SI)(CX*1), R8
+	CMPB R8, $0x2c
+	JNE spanstop
+	MOVBLZX 1(SI)(CX*1), R8
+	CMPB R8, $0x22
+	JNE spanstop
+	JMP spanpick
+spanlast:
+	JNE spanstop // past the end
+	MOVBLZX (SI)(CX*1), R8
+	CMPB R8, $0x7d
+	JNE spanstop
+spanpick:
+	// A literal is kept, a string or nested value when names has the
+	// name (b[AX+1:R9-2], bit nameBit of the set at R12).
+	MOVBLZX (SI)(R9*1), R8
+	CMPB R8, $0x22
+	JEQ spanname
+	CMPB R8, $0x7b
+	JEQ spanname
+	CMPB R8, $0x5b
+	JNE spankeep
+spanname:
+	LEAQ -3(R9), R10
+	SUBQ AX, R10
+	JZ spannext
+	LEAQ (R10)(R10*4), R10
+	MOVBLZX 1(SI)(AX*1), R11
+	IMULQ $59, R11
+	ADDQ R11, R10
+	MOVBLZX -3(SI)(R9*1), R11
+	ADDQ R11, R10
+	ANDQ $255, R10
+	MOVQ R10, R11
+	SHRQ $6, R11
+	MOVQ (R12)(R11*8), R11
+	BTQ R10, R11
+	JCC spannext
+spankeep:
+	LEAQ 1(AX), R8
+	MOVQ R8, 0(DI)
+	MOVQ R9, 8(DI)
+	MOVQ CX, 16(DI)
+	ADDQ $24, DI
+	INCQ R15
+spannext:
+	MOVQ R13, AX
+	CMPQ AX, DX
+	JNE spanloop
+spanstop:
+	VZEROUPPER
+	MOVQ R15, n+64(FP)
+	MOVQ AX, next+72(FP)
+	RET

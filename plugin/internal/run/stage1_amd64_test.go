@@ -1,7 +1,10 @@
 package run
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/cpu"
@@ -108,4 +111,66 @@ func blockLine(pattern []byte, shift, blocks int) []byte {
 		}
 	}
 	return b
+}
+
+// checkMemberSpans holds memberSpansAVX2 to memberSpansWords from every
+// quote of b, into room for 1 to 16 spans, with rowNames, a set made of
+// set, and the sets of no and every name.
+func checkMemberSpans(t *testing.T, b []byte, room int, set uint64) {
+	t.Helper()
+	sets := []*nameSet{&rowNames, {set, set * 3, ^set, set >> 7}, {}, {^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}}
+	got, want := make([]memberSpan, 1+room&15), make([]memberSpan, 1+room&15)
+	for i, c := range b {
+		if c != '"' {
+			continue
+		}
+		for _, names := range sets {
+			n, next := memberSpansAVX2(b, i, names, got)
+			wn, wnext := memberSpansWords(b, i, names, want)
+			if n != wn || next != wnext || !slices.Equal(got[:n], want[:n]) {
+				t.Fatalf("memberSpansAVX2(%q, %d, %x) = %d, %d, %v; want %d, %d, %v", b, i, *names, n, next, got[:n], wn, wnext, want[:wn])
+			}
+		}
+	}
+}
+
+// FuzzMemberSpansAMD64: memberSpansAVX2 finds memberSpansWords's spans
+// (checkMemberSpans).
+func FuzzMemberSpansAMD64(f *testing.F) {
+	if !looseAVX2 {
+		f.Skip("no AVX2, carry-less multiply or POPCNT")
+	}
+	f.Add([]byte(`{"test_id":"a","score":1,"scores":[{"type":"t"}],"x":{"y":"}"},"n":-1.5e3,"error":"e\"q"}`), 15, uint64(0x8421))
+	f.Add([]byte(`{"a":"b","k":[`+strings.Repeat(`{"p":"\\\"]"},`, 30)+`1],"m":{},"z":01,"q":"x"}`), 2, uint64(1))
+	f.Add([]byte(`{"a":"`+strings.Repeat("x", 70)+"\x01\"}"), 3, uint64(0))
+	f.Fuzz(func(t *testing.T, line []byte, room int, set uint64) {
+		checkMemberSpans(t, line, room, set)
+	})
+}
+
+// TestMemberSpansAMD64 runs checkMemberSpans on every corpus row and its
+// grammarChanges, and on rows whose nested values and strings end at every
+// place around a block's and a scan's edges, and whose nested values or
+// members go past the stageRun blocks memberSpans looks at.
+func TestMemberSpansAMD64(t *testing.T) {
+	if !looseAVX2 {
+		t.Skip("no AVX2, carry-less multiply or POPCNT")
+	}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	lines := skimCorpusLines(t)
+	for n := range 140 {
+		pad := strings.Repeat("x", n)
+		lines = append(lines,
+			[]byte(`{"a":{"p":"`+pad+`"},"b":"`+pad+`","score":1}`),
+			[]byte(`{"test_id":"`+pad+`","n":[`+pad[:n/3]+`]}`),
+			[]byte(`{"`+pad+`":1,"s":{"`+pad+`\"":[]}}`))
+	}
+	lines = append(lines, []byte(`{"a":[`+strings.Repeat(`"[",`, stageRun*16)+`0],"b":1}`))
+	for _, size := range []int{755, 1015, 1050, 4093} { // a member starts at 32767, 32705, 32768 or 32801 bytes, around the stageRun*64 a call takes
+		lines = append(lines, []byte(`{`+strings.Repeat(`"k":"`+strings.Repeat("x", size)+`",`, 50)+`"score":1}`))
+	}
+	for _, line := range lines {
+		checkMemberSpans(t, line, rnd.IntN(16), rnd.Uint64())
+		grammarChanges(line, rnd, func(b []byte) { checkMemberSpans(t, b, rnd.IntN(16), rnd.Uint64()) })
+	}
 }
