@@ -58,3 +58,50 @@ at:
 	ADDQ DI, AX
 	MOVQ AX, ret+24(FP)
 	RET
+
+// func lastNewlineAVX2(b []byte) int
+//
+// The index of the last '\n' in b (len(b) >= 128), -1 when there is none:
+// newlineAVX2 backwards. 128 bytes a step from the end, then the first 128
+// bytes of b, which may overlap bytes already seen (they hold no newline);
+// in the 128 bytes that hold one, its place from the four masks, the upper
+// half first.
+TEXT ·lastNewlineAVX2(SB), NOSPLIT, $0-32
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	LEAQ -128(SI)(BX*1), DI // the last 128 bytes
+	MOVL $0x0a, AX
+	MOVD AX, X0
+	VPBROADCASTB X0, Y1
+loop:
+	CMPQ DI, SI
+	JBE first
+	STEP128
+	SUBQ $128, DI
+	JMP loop
+first:
+	MOVQ SI, DI
+	STEP128
+	VZEROUPPER
+	MOVQ $-1, ret+24(FP)
+	RET
+found:
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, CX
+	SHLQ $32, CX
+	ORQ CX, AX
+	JZ low
+	ADDQ $64, DI
+	JMP at
+low:
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y3, CX
+	SHLQ $32, CX
+	ORQ CX, AX
+at:
+	VZEROUPPER
+	BSRQ AX, AX
+	SUBQ SI, DI
+	ADDQ DI, AX
+	MOVQ AX, ret+24(FP)
+	RET

@@ -221,10 +221,11 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block) {
 	}
 }
 
-// lastNewline is bytes.LastIndexByte(b, '\n'), eight bytes at a time
-// (the library's is a byte at a time; a read holds a row's worth of bytes
-// after its last newline).
-func lastNewline(b []byte) int {
+// lastNewlineWords is bytes.LastIndexByte(b, '\n'), eight bytes at a
+// time (the library's is a byte at a time; a read holds a row's worth of
+// bytes after its last newline, and a read inside a row of megabytes holds
+// none): lastNewline's portable path.
+func lastNewlineWords(b []byte) int {
 	const ones = 0x0101010101010101
 	j := len(b)
 	for ; j >= 8; j -= 8 {
