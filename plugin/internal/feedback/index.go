@@ -469,8 +469,9 @@ type ident struct {
 	suite, target, variant, evalPth uint32 // in names
 }
 
-// textStore holds strings in blocks of bytes the collector need not scan, so
-// that the test ids of 100k entries are not 100k objects.
+// textStore holds strings in blocks of bytes the collector need not scan,
+// so that the test ids of 100k entries are not 100k objects. A block is
+// only appended to: a string in it never changes.
 type textStore struct{ blocks [][]byte }
 
 // textRef is a string in textStore.
@@ -549,7 +550,8 @@ func (p *viewPart) add(e *draft) {
 }
 
 // bind matches each entry of p to its case of cs as Bind does, or counts
-// it a stray, and frees the identities.
+// it a stray, and frees the identities (the first stray's test id keeps
+// its block of text, which is never written again).
 func (p *viewPart) bind(cs caseid.Cases) {
 	match := caseid.NewMatcher(cs)
 	for k := range p.entries.len() {
