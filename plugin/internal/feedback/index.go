@@ -353,16 +353,6 @@ func newView(cs caseid.Cases) *View {
 	return v
 }
 
-// decode reads the document of ra's size bytes into v, per_case in
-// segments from starts (see split); used is how many segments counted.
-func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f *File, used int, ok bool) {
-	f, ps, used, ok := decodeParts(ra, size, root, starts, nil)
-	if !ok || !v.bind(ps) {
-		return nil, used, false
-	}
-	return f, used, true
-}
-
 // decodeParts reads the document of ra's size bytes, per_case in segments
 // from starts (see split), into parts in file order; used is how many
 // segments counted. Set, stop rejects the document at the next entry.
