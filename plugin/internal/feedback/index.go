@@ -353,16 +353,6 @@ func newView(cs caseid.Cases) *View {
 	return v
 }
 
-// decode reads the document of ra's size bytes into v, per_case in
-// segments from starts (see split); used is how many segments counted.
-func (v *View) decode(ra io.ReaderAt, size int64, root *node, starts []int64) (f *File, used int, ok bool) {
-	f, ps, used, ok := decodeParts(ra, size, root, starts, nil)
-	if !ok || !v.bind(ps) {
-		return nil, used, false
-	}
-	return f, used, true
-}
-
 // decodeParts reads the document of ra's size bytes, per_case in segments
 // from starts (see split), into parts in file order; used is how many
 // segments counted. Set, stop rejects the document at the next entry.
@@ -469,8 +459,9 @@ type ident struct {
 	suite, target, variant, evalPth uint32 // in names
 }
 
-// textStore holds strings in blocks of bytes the collector need not scan, so
-// that the test ids of 100k entries are not 100k objects.
+// textStore holds strings in blocks of bytes the collector need not scan,
+// so that the test ids of 100k entries are not 100k objects. A block is
+// only appended to: a string in it never changes.
 type textStore struct{ blocks [][]byte }
 
 // textRef is a string in textStore.
@@ -549,7 +540,8 @@ func (p *viewPart) add(e *draft) {
 }
 
 // bind matches each entry of p to its case of cs as Bind does, or counts
-// it a stray, and frees the identities.
+// it a stray, and frees the identities (the first stray's test id keeps
+// its block of text, which is never written again).
 func (p *viewPart) bind(cs caseid.Cases) {
 	match := caseid.NewMatcher(cs)
 	for k := range p.entries.len() {

@@ -801,10 +801,10 @@ func (d *decoder) value(m *memo, dst reflect.Value, s slot) bool {
 		str, known := m.lookup(b)
 		if !known {
 			switch {
-			case dst.IsValid() || !n.checkBytes(b):
-			case s == slotNone:
+			case dst.IsValid():
+			case s == slotNone && n.checkBytes(b):
 				return true // valid, and not kept
-			case s == slotTestID:
+			case s == slotTestID && n.checkBytes(b):
 				d.draft.keepTestID(b) // valid, kept only until the entry is added
 				return true
 			}

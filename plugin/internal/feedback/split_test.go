@@ -55,8 +55,12 @@ func splitDocs(t *testing.T) map[string][]byte {
 func decodeWith(t *testing.T, data []byte, starts []int64) (v *View, used int, ok bool) {
 	t.Helper()
 	v = newView(viewRun)
-	v.File, used, ok = v.decode(bytes.NewReader(data), int64(len(data)), mustLight(t), starts)
-	return v, used, ok
+	f, parts, used, ok := decodeParts(bytes.NewReader(data), int64(len(data)), mustLight(t), starts, nil)
+	if !ok || !v.bind(parts) {
+		return v, used, false
+	}
+	v.File = f
+	return v, used, true
 }
 
 // viewOf is what a View tells: the file, the strays, and each case's entry.
