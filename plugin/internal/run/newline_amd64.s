@@ -1,5 +1,11 @@
 #include "textflag.h"
 
+// NEWLINES puts 32 newlines in Y1.
+#define NEWLINES \
+	MOVL $0x0a, AX \
+	MOVD AX, X0 \
+	VPBROADCASTB X0, Y1
+
 // STEP128 compares the 128 bytes at DI with the newlines in Y1 (into Y2
 // to Y5) and goes to found when one is.
 #define STEP128 \
@@ -25,9 +31,7 @@ TEXT ·newlineAVX2(SB), NOSPLIT, $0-32
 	MOVQ b_len+8(FP), BX
 	MOVQ SI, DI
 	LEAQ -128(SI)(BX*1), R11 // the last 128 bytes
-	MOVL $0x0a, AX
-	MOVD AX, X0
-	VPBROADCASTB X0, Y1
+	NEWLINES
 loop:
 	CMPQ DI, R11
 	JAE last
@@ -70,9 +74,7 @@ TEXT ·lastNewlineAVX2(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
 	LEAQ -128(SI)(BX*1), DI // the last 128 bytes
-	MOVL $0x0a, AX
-	MOVD AX, X0
-	VPBROADCASTB X0, Y1
+	NEWLINES
 loop:
 	CMPQ DI, SI
 	JBE first
