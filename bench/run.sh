@@ -8,11 +8,13 @@
 # For each generated run (every size in every layout) it times (median of
 # --repeat, wall clock; the highest peak RSS from /usr/bin/time): agentv-review status
 # --json, list --json and show --json of the middle case (by its ref, as list
-# prints it, and by its position #N), `agentv results
+# prints it, and by its position #N), each once a round in turn so that the
+# ratios between them meet the same load, `agentv results
 # summary` (AgentV 4.42.4; reads only the 4.42.4 layout), jq selecting
 # failures from the manifest, and wc -l on the manifest. For the 442 runs of
 # at most 100k rows it then reviews the run: apply of one agent answer per
-# case (the feedback file apply writes), status --json of the reviewed run,
+# case (the feedback file apply writes), status --json of the reviewed run
+# (in turn with status --json of the run without it, its ratio's reference),
 # and validate of that file, beside wc -l on it. Then it checks the targets:
 # status >= 50x faster than agentv results summary and <= 3x wc -l at 100k
 # rows; list <= 1.5x status and show <= 0.5x status; peak RSS of status,
@@ -154,6 +156,45 @@ measure() {
 	return 0
 }
 
+# rounds NAME=CMD... runs each command once a round, in turn, for $REPEAT
+# rounds, and sets RMS[NAME] (median wall ms, or "err") and RKB[NAME]
+# (highest peak RSS): the commands whose times are compared as ratios
+# (status and list, show, reviewed status) then meet the same minutes of a
+# shared machine's load, instead of one command's runs meeting a busy
+# spell and another's a quiet one. Each CMD is a string for eval.
+declare -A RMS RKB
+rounds() {
+	local i pair name cmd t0 ms kb rc out="$CACHE/time.out"
+	local -A times=()
+	RMS=() RKB=()
+	for ((i = 0; i < REPEAT; i++)); do
+		for pair in "$@"; do
+			name=${pair%%=*} cmd=${pair#*=}
+			[ "${RMS[$name]:-}" = err ] && continue
+			t0=$EPOCHREALTIME
+			rc=0
+			eval "/usr/bin/time -f %M -o \"\$out\" $cmd" >/dev/null 2>"$CACHE/cmd.err" || rc=$?
+			ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", (b-a)*1000}')
+			if [ "$rc" != 0 ]; then
+				echo "bench/run.sh: '$cmd' exited $rc: $(head -c 300 "$CACHE/cmd.err")" >&2
+				RMS[$name]=err
+				continue
+			fi
+			kb=$(tail -1 "$out")
+			if [ -z "${RKB[$name]:-}" ] || [ "$kb" -gt "${RKB[$name]}" ]; then RKB[$name]=$kb; fi
+			times[$name]+="$ms "
+		done
+	done
+	for pair in "$@"; do
+		name=${pair%%=*}
+		[ "${RMS[$name]:-}" = err ] && continue
+		RMS[$name]=$(printf '%s\n' ${times[$name]} | sort -g | awk '{t[NR]=$1} END{printf "%.1f", NR%2 ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2}')
+	done
+}
+
+# q quotes its arguments for rounds' eval.
+q() { printf '%q ' "$@"; }
+
 fmt_ms() { # ms [kb] [timed_out] -> "123.4 ms (12 MiB)"
 	case "$1" in
 	"" | err | -) printf '%s' "${1:--}" ;;
@@ -188,17 +229,13 @@ for name in "${NAMES[@]}"; do
 
 	st_ms=- st_kb="" li_ms=- li_kb="" sh_ms=- sh_kb="" sn_ms=- av_ms=- av_kb="" av_to=0 jq_ms=-
 	if [ -n "$BIN" ]; then
-		measure 0 "$BIN" status --json "$target"
-		st_ms=$MED_MS st_kb=$PEAK_KB
-		measure 0 "$BIN" list --json "$target"
-		li_ms=$MED_MS li_kb=$PEAK_KB
 		middle="#$(($(jq -r .cases "$dir/gen.json") / 2))"
-		measure 0 "$BIN" show --json "$target" "$middle"
-		sn_ms=$MED_MS
 		# the same case by its ref, as list prints it
 		ref=$("$BIN" show --json "$target" "$middle" 2>/dev/null | jq -r .ref)
-		measure 0 "$BIN" show --json "$target" "$ref"
-		sh_ms=$MED_MS sh_kb=$PEAK_KB
+		rounds "st=$(q "$BIN" status --json "$target")" "li=$(q "$BIN" list --json "$target")" \
+			"sn=$(q "$BIN" show --json "$target" "$middle")" "sh=$(q "$BIN" show --json "$target" "$ref")"
+		st_ms=${RMS[st]} st_kb=${RKB[st]:-} li_ms=${RMS[li]} li_kb=${RKB[li]:-}
+		sn_ms=${RMS[sn]} sh_ms=${RMS[sh]} sh_kb=${RKB[sh]:-}
 	fi
 	if [ -n "$AGENTV" ] && [ "${name%%-*}" = 442 ]; then
 		measure "$AGENTV_TIMEOUT" "$AGENTV" results summary "$target"
@@ -243,13 +280,14 @@ if [ -n "$BIN" ]; then
 		fb="$dir/review/feedback.json"
 		measure 0 sh -c 'rm -rf "$1" && mkdir -p "$1" && exec "$2" apply --agent --from "$3" --out "$1/feedback.json" "$4"' sh "$dir/review" "$BIN" "$dir/answers.jsonl" "$target"
 		ap_ms=$MED_MS ap_kb=$PEAK_KB
-		measure 0 "$BIN" status --json --out "$fb" "$target"
-		rs_ms=$MED_MS rs_kb=$PEAK_KB
+		# reviewed status beside status of the same run without feedback, in turn
+		rounds "st=$(q "$BIN" status --json "$target")" "rs=$(q "$BIN" status --json --out "$fb" "$target")"
+		rs_ms=${RMS[rs]} rs_kb=${RKB[rs]:-}
+		rev_st=$(ratio "$rs_ms" "${RMS[st]}")
 		measure 0 "$BIN" validate "$fb"
 		va_ms=$MED_MS va_kb=$PEAK_KB
 		measure 0 wc -l "$fb"
 		fbwc_ms=$MED_MS
-		rev_st=$(ratio "$rs_ms" "$st_ms")
 		printf '%-12s %8s | %-22s %-22s %-22s %-12s | %9s\n' "$name" "$answers" "$(fmt_ms "$ap_ms" "$ap_kb")" \
 			"$(fmt_ms "$rs_ms" "$rs_kb")" "$(fmt_ms "$va_ms" "$va_kb")" "$(fmt_ms "$fbwc_ms")" "$rev_st"
 		REVIEWED+=("$name|$ap_ms|$rs_kb|$va_ms|$rev_st")
