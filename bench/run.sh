@@ -119,41 +119,53 @@ for n in $SIZES; do
 done
 
 # --- timing -----------------------------------------------------------------
-# measure LIMIT CMD... runs CMD (stdout discarded) up to $REPEAT times and sets
-# MED_MS (the median wall time, ms: on a shared machine one lucky run moves a
-# minimum by a quarter) and PEAK_KB (the highest peak RSS of the runs). A run
-# slower than 60 s is not repeated; LIMIT (seconds, 0 = none) stops a run and
+# once LIMIT CMD... runs CMD once (stdout discarded) and sets ONE_MS (its
+# wall time, ms), ONE_KB (its peak RSS) and ONE_RC (its exit code; 124 when
+# LIMIT, seconds, 0 = none, stopped it). A failure is told on stderr.
+once() {
+	local limit="$1" t0 out="$CACHE/time.out"
+	shift
+	t0=$EPOCHREALTIME
+	ONE_RC=0 ONE_KB=""
+	if [ "$limit" -gt 0 ]; then
+		timeout "$limit" /usr/bin/time -f "%M" -o "$out" "$@" >/dev/null 2>"$CACHE/cmd.err" || ONE_RC=$?
+	else
+		/usr/bin/time -f "%M" -o "$out" "$@" >/dev/null 2>"$CACHE/cmd.err" || ONE_RC=$?
+	fi
+	ONE_MS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", (b-a)*1000}')
+	case "$ONE_RC" in
+	0) ONE_KB=$(tail -1 "$out") ;;
+	124) ;;
+	*) echo "bench/run.sh: '$*' exited $ONE_RC: $(head -c 300 "$CACHE/cmd.err")" >&2 ;;
+	esac
+}
+
+# median TIMES... prints the median (on a shared machine one lucky run
+# moves a minimum by a quarter).
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{t[NR]=$1} END{printf "%.1f", NR%2 ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2}'
+}
+
+# measure LIMIT CMD... runs CMD up to $REPEAT times and sets MED_MS (the
+# median wall time, ms) and PEAK_KB (the highest peak RSS of the runs). A
+# run slower than 60 s is not repeated; LIMIT (see once) stopping a run
 # sets TIMED_OUT=1 (MED_MS is then a lower bound).
 measure() {
-	local limit="$1"
+	local limit="$1" i times=()
 	shift
 	MED_MS="" PEAK_KB="" TIMED_OUT=0
-	local i t0 ms kb rc out="$CACHE/time.out" times=()
 	for ((i = 0; i < REPEAT; i++)); do
-		t0=$EPOCHREALTIME
-		rc=0
-		if [ "$limit" -gt 0 ]; then
-			timeout "$limit" /usr/bin/time -f "%M" -o "$out" "$@" >/dev/null 2>"$CACHE/cmd.err" || rc=$?
-		else
-			/usr/bin/time -f "%M" -o "$out" "$@" >/dev/null 2>"$CACHE/cmd.err" || rc=$?
-		fi
-		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", (b-a)*1000}')
-		if [ "$rc" = 124 ]; then
-			TIMED_OUT=1 MED_MS=$ms PEAK_KB=""
-			return
-		fi
-		if [ "$rc" != 0 ]; then
-			echo "bench/run.sh: '$*' exited $rc: $(head -c 300 "$CACHE/cmd.err")" >&2
-			MED_MS="err" PEAK_KB=""
-			return
-		fi
-		kb=$(tail -1 "$out")
-		if [ -z "$PEAK_KB" ] || [ "$kb" -gt "$PEAK_KB" ]; then PEAK_KB=$kb; fi
-		times+=("$ms")
-		if awk -v a="$ms" 'BEGIN{exit !(a>60000)}'; then break; fi
+		once "$limit" "$@"
+		case "$ONE_RC" in
+		0) ;;
+		124) TIMED_OUT=1 MED_MS=$ONE_MS PEAK_KB="" && return ;;
+		*) MED_MS="err" PEAK_KB="" && return ;;
+		esac
+		if [ -z "$PEAK_KB" ] || [ "$ONE_KB" -gt "$PEAK_KB" ]; then PEAK_KB=$ONE_KB; fi
+		times+=("$ONE_MS")
+		if awk -v a="$ONE_MS" 'BEGIN{exit !(a>60000)}'; then break; fi
 	done
-	MED_MS=$(printf '%s\n' "${times[@]}" | sort -g | awk '{t[NR]=$1} END{printf "%.1f", NR%2 ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2}')
-	return 0
+	MED_MS=$(median "${times[@]}")
 }
 
 # rounds NAME=CMD... runs each command once a round, in turn, for $REPEAT
@@ -161,34 +173,30 @@ measure() {
 # (highest peak RSS): the commands whose times are compared as ratios
 # (status and list, show, reviewed status) then meet the same minutes of a
 # shared machine's load, instead of one command's runs meeting a busy
-# spell and another's a quiet one. Each CMD is a string for eval.
+# spell and another's a quiet one. Each CMD is a string for eval (see q).
 declare -A RMS RKB
 rounds() {
-	local i pair name cmd t0 ms kb rc out="$CACHE/time.out"
+	local i pair name
 	local -A times=()
 	RMS=() RKB=()
 	for ((i = 0; i < REPEAT; i++)); do
 		for pair in "$@"; do
-			name=${pair%%=*} cmd=${pair#*=}
+			name=${pair%%=*}
 			[ "${RMS[$name]:-}" = err ] && continue
-			t0=$EPOCHREALTIME
-			rc=0
-			eval "/usr/bin/time -f %M -o \"\$out\" $cmd" >/dev/null 2>"$CACHE/cmd.err" || rc=$?
-			ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", (b-a)*1000}')
-			if [ "$rc" != 0 ]; then
-				echo "bench/run.sh: '$cmd' exited $rc: $(head -c 300 "$CACHE/cmd.err")" >&2
+			eval "once 0 ${pair#*=}"
+			if [ "$ONE_RC" != 0 ]; then
 				RMS[$name]=err
 				continue
 			fi
-			kb=$(tail -1 "$out")
-			if [ -z "${RKB[$name]:-}" ] || [ "$kb" -gt "${RKB[$name]}" ]; then RKB[$name]=$kb; fi
-			times[$name]+="$ms "
+			if [ -z "${RKB[$name]:-}" ] || [ "$ONE_KB" -gt "${RKB[$name]}" ]; then RKB[$name]=$ONE_KB; fi
+			times[$name]+="$ONE_MS "
 		done
 	done
 	for pair in "$@"; do
 		name=${pair%%=*}
 		[ "${RMS[$name]:-}" = err ] && continue
-		RMS[$name]=$(printf '%s\n' ${times[$name]} | sort -g | awk '{t[NR]=$1} END{printf "%.1f", NR%2 ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2}')
+		# shellcheck disable=SC2086 # the times are split on purpose
+		RMS[$name]=$(median ${times[$name]})
 	done
 }
 
