@@ -30,8 +30,8 @@ import (
 // the line ends first. It needs no stage: a line staged loose has no
 // masks (see stage).
 func (s *skimmer) looseEnd(i int) (end int, ok bool) {
-	if i == s.closedAt && i > 0 {
-		return s.closedEnd, true
+	if end, ok := s.closed(i); ok {
+		return end, true
 	}
 	b := s.b[i:]
 	var st skipState
@@ -114,6 +114,7 @@ func (s *skimmer) compactRow() bool {
 	if len(b) < 2 || b[0] != '{' || b[1] != '"' {
 		return false
 	}
+members:
 	for i := 1; ; { // a member name's opening quote
 		n, next := memberSpans(b, i, &rowNames, s.spanned[:])
 		for _, m := range s.spanned[:n] {
@@ -122,8 +123,7 @@ func (s *skimmer) compactRow() bool {
 			}
 		}
 		if next == len(b) {
-			s.i, s.closedAt = len(b), 0
-			return true
+			break
 		}
 		// The member memberSpans stopped at, by scans.
 		end, ok, escaped := stringScan(b, next+1)
@@ -137,56 +137,54 @@ func (s *skimmer) compactRow() bool {
 		case at+1 < len(b) && b[at] == ',' && b[at+1] == '"':
 			i = at + 1
 		case at+1 == len(b) && b[at] == '}':
-			s.i, s.closedAt = len(b), 0
-			return true
+			break members
 		default:
 			return s.again()
 		}
 	}
+	s.i, s.closedAt = len(b), 0 // no other reader takes a value's end from memberSpans
+	return true
 }
 
 // compactMember reads the member whose name starts at s.b[name] (and
 // ends, with its closing quote and colon, before value) into s.w by
 // rowField, or, when rowField does not read it (see rowNames), skips its
-// value as skip does in a loose read. It returns the index just past the
-// value, and false when the value is not one skip reads whole or, with
-// end set (not -1), when it does not end at end: memberSpans found its
-// string or nested value as skip would, and left literals to literalEnd.
+// value by skip. It returns the index just past the value, and false when
+// the value is not one they read whole or, with end set (not -1), when it
+// does not end at end: memberSpans found its string or nested value as
+// skip would, and left literals to literalEnd.
 func (s *skimmer) compactMember(name, value, end int) (int, bool) {
-	b := s.b
-	if key := b[name : value-2]; rowNames.has(key) {
-		if end >= 0 {
+	key := s.b[name : value-2]
+	read := rowNames.has(key)
+	if end >= 0 && value < len(s.b) {
+		switch s.b[value] {
+		case '"', '{', '[': // memberSpans found where it ends
+			if !read {
+				return end, true // nothing to read: skip would end there too
+			}
 			s.closedAt, s.closedEnd = value, end // for its reader's rawString or looseEnd
 		}
-		s.i = value
-		err := s.rowField(&s.w, key)
-		return s.i, err == nil && (end < 0 || s.i == end)
 	}
-	if value == len(b) {
-		return 0, false
+	s.i = value
+	var err error
+	if read {
+		err = s.rowField(&s.w, key)
+	} else {
+		err = s.skip()
 	}
-	switch b[value] {
-	case '"':
-		if end >= 0 {
-			return end, true
-		}
-		end, ok, _ := stringScan(b, value+1)
-		return end + 1, ok && end < len(b)
-	case '{', '[':
-		if end >= 0 {
-			return end, true
-		}
-		return s.looseEnd(value)
-	}
-	at, ok := literalEnd(b, value)
-	return at, ok && (end < 0 || at == end)
+	return s.i, err == nil && (end < 0 || s.i == end)
 }
 
 // again begins the row again for object, and returns false.
 func (s *skimmer) again() bool {
 	s.begin(s.b)
-	s.closedAt = 0
 	return false
+}
+
+// closed is where the value at i ends when memberSpans found it
+// (closedAt): ok is false for any other value.
+func (s *skimmer) closed(i int) (end int, ok bool) {
+	return s.closedEnd, i == s.closedAt && i > 0
 }
 
 // memberSpan is where one member of a compact row lies (see

@@ -246,7 +246,7 @@ func BenchmarkLooseEnd(b *testing.B) {
 // compactAsObject checks that compactRow reads line as object(nil) does
 // in a loose read: when it takes the row, the same rowWire, type error and
 // end; when it does not, nothing (the row begun again, for object).
-func compactAsObject(t *testing.T, line []byte) {
+func compactAsObject(t *testing.T, line []byte) (taken bool) {
 	t.Helper()
 	fast := skimmer{in: interner{}, views: true, loose: true}
 	plain := skimmer{in: interner{}, views: true, loose: true}
@@ -258,11 +258,32 @@ func compactAsObject(t *testing.T, line []byte) {
 		if fresh := (skimmer{}); fast.i != 0 || fast.typeErr != "" || !reflect.DeepEqual(fast.w, fresh.w) || fast.closedAt != 0 {
 			t.Fatalf("compactRow(%q) = false, having read %+v (i %d, type error %q)", line, fast.w, fast.i, fast.typeErr)
 		}
-		return
+		return false
 	}
 	if err != nil || !reflect.DeepEqual(fast.w, plain.w) || fast.typeErr != plain.typeErr || fast.i != plain.i || fast.closedAt != 0 {
 		t.Fatalf("compactRow(%q): %+v, type error %q, at %d; object: %v, %+v, %q, at %d", line, fast.w, fast.typeErr, fast.i, err, plain.w, plain.typeErr, plain.i)
 	}
+	return true
+}
+
+// writtenCompact tells whether line is a well-formed object written as
+// AgentV writes rows: no space between its tokens (json.Compact leaves it
+// as it is) and no escape in its member names.
+func writtenCompact(line []byte) bool {
+	var c bytes.Buffer
+	if json.Compact(&c, line) != nil || !bytes.Equal(c.Bytes(), line) {
+		return false
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(line, &members) != nil {
+		return false
+	}
+	for name := range members {
+		if plain, _ := json.Marshal(name); !bytes.Contains(line, append(plain, ':')) || bytes.ContainsRune(plain, '\\') {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzCompactRow: compactRow reads any line as a loose read's object(nil)
@@ -283,13 +304,25 @@ func FuzzCompactRow(f *testing.F) {
 }
 
 // TestCompactRowCorpus holds compactRow to object (compactAsObject) on
-// every corpus row and its grammarChanges.
+// every corpus row and its grammarChanges, and has it take every corpus
+// row written compactly (a compactRow that gave every row to object would
+// pass compactAsObject).
 func TestCompactRowCorpus(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
+	taken := 0
 	for _, line := range skimCorpusLines(t) {
-		compactAsObject(t, line)
+		if !compactAsObject(t, line) && writtenCompact(line) {
+			t.Fatalf("compactRow left %q, written compactly, to object", line)
+		}
+		if writtenCompact(line) {
+			taken++
+		}
 		grammarChanges(line, rnd, func(b []byte) { compactAsObject(t, b) })
 	}
+	if taken == 0 {
+		t.Fatal("no corpus row is written compactly: compactRow is not tested on one it takes")
+	}
+	t.Logf("compactRow took %d corpus rows", taken)
 }
 
 // grammarChanges calls check with line (up to 4 KiB of it) changed in one

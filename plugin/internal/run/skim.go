@@ -106,7 +106,7 @@ func (s *skimmer) row(line []byte) (w *rowWire, typeErr string, err error) {
 
 // begin readies s to read line as a row from its start.
 func (s *skimmer) begin(line []byte) {
-	s.b, s.i, s.depth, s.typeErr = line, 0, 0, ""
+	s.b, s.i, s.depth, s.typeErr, s.closedAt = line, 0, 0, "", 0
 	s.strs, s.floats, s.ints = s.strs[:0], s.floats[:0], s.ints[:0]
 	s.w = rowWire{
 		Scores: s.w.Scores[:0], EvaluatorResults: s.w.EvaluatorResults[:0],
@@ -293,11 +293,12 @@ func (s *skimmer) rawString() (raw []byte, err error) {
 	start := s.i + 1
 	end, ok, escaped := s.near(start) // ok: before len(s.b)
 	if !ok {
+		closed, spanned := s.closed(s.i)
 		switch {
 		case s.staged:
 			end, ok, escaped = s.stringEnd(start)
-		case s.i == s.closedAt && s.i > 0:
-			end, ok = s.closedEnd-1, true
+		case spanned:
+			end, ok = closed-1, true
 		default: // as in object
 			end, ok, escaped = stringScan(s.b, start)
 		}
