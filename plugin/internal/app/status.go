@@ -42,7 +42,7 @@ func statusCommand(s *Streams) *cli.Command {
 			return runStatus(s, statusOptions{
 				Target: argOr(args, 0), Out: c.String("out"), JSON: c.Bool("json"),
 				RequireComplete: c.Bool("require-complete"), AcceptProposals: c.Bool("accept-proposals"),
-				FailOn: c.String("fail-on"), Verify: c.Bool("verify") || c.Bool("require-complete"),
+				FailOn: c.String("fail-on"), Verify: c.Bool("verify"),
 				RequireCalibrated: c.Bool("require-calibrated"), Band: c.String("band"),
 			})
 		}, 0, 1, "[run]"),
@@ -118,17 +118,17 @@ type gateProblem struct {
 	Problem string `json:"problem"` // "unreviewed", "proposed", "stale" or the offending verdict
 }
 
-// keep is which cases status reads whole (see run.Read): every one when
+// keep is which cases status reads (see run.Read): every one when
 // something may judge them or must name them — a feedback file, a
-// calibration certificate, --verify, --require-complete (whose problems
-// list every unreviewed case); else none, and the cases are only counted,
-// a few bytes each, so the status of a million-case run stays small.
-// Without --verify a run every case of which is read is read compact
-// (run.Options.Compact, whole: nil keep), its cases made one at a time
-// as the count needs them, unless a certificate applies: calibration reads
-// r.Cases, so then every case is kept as a Case (keepAll).
+// calibration certificate, --verify (which --require-complete implies:
+// its problems list every unreviewed case); else none, and the cases are
+// only counted, a few bytes each, so the status of a million-case run
+// stays small. Without --verify a run every case of which is read is read
+// compact (run.Options.Compact, nil keep), its cases made one at a time
+// as the count needs them, unless a certificate applies: calibration
+// reads r.Cases, so then every case is kept as a Case (keepAll).
 func (o statusOptions) keep(st *runState) func(testID string) bool {
-	if o.Verify || o.RequireComplete {
+	if o.Verify {
 		return nil
 	}
 	if _, found := certificateFor(st.run.Dir); found || o.RequireCalibrated {
@@ -153,18 +153,13 @@ func runStatus(s *Streams, o statusOptions) error {
 	if err != nil {
 		return err
 	}
-	// A compact read keeps no Case: the loop below makes each in turn.
-	var compact bool
-	opts := run.Options{Outline: !o.Verify, Compact: !o.Verify}
-	st, err := openStateWith(s, o.Target, o.Out, opts, func(st *runState) func(string) bool {
-		keep := o.keep(st)
-		compact = keep == nil && opts.Compact
-		return keep
-	})
+	o.Verify = o.Verify || o.RequireComplete // its problems name every case that is not reviewed
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify, Compact: !o.Verify}, o.keep)
 	if err != nil {
 		return err
 	}
 	r := st.run
+	compact := r.Compact() // no Case kept: the loop below makes each in turn
 	rep := st.newStatusReport(cat, o.Verify)
 	gate := o.RequireComplete || len(failOn) > 0
 	problem := func(state string, j *feedback.Case) string {
@@ -206,7 +201,7 @@ func runStatus(s *Streams, o statusOptions) error {
 		for i := lo; i < hi; i++ {
 			rc := &p.made
 			if compact {
-				r.CaseAt(i, rc)
+				r.CaseViewAt(i, rc) // a view: a case kept past this step is r.At's
 			} else {
 				rc = r.Cases[i]
 			}
@@ -222,7 +217,7 @@ func runStatus(s *Streams, o statusOptions) error {
 			}
 			p.rep.count(state, j)
 			if pr := problem(state, j); pr != "" {
-				if rc == &p.made {
+				if compact {
 					rc = r.At(i) // a Case of its own
 				}
 				p.offending, p.problems = append(p.offending, rc), append(p.problems, pr)

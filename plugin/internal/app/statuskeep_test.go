@@ -160,7 +160,9 @@ func wholeStatus(t *testing.T, dir, fb, failOn string) (statusReport, error) {
 }
 
 // statusRuns are the status tests' runs: the corpus's, and a generated
-// 600-row run (seed seed) with duplicate rows.
+// 4000-row run (seed seed) with duplicate rows: more chunks than status
+// counts at once on two cores (inOrder: 512 cases a chunk, 2×GOMAXPROCS in
+// flight), so chunks reuse their room.
 func statusRuns(t *testing.T, seed int64) []string {
 	t.Helper()
 	entries, err := os.ReadDir(corpus)
@@ -172,7 +174,7 @@ func statusRuns(t *testing.T, seed int64) []string {
 		dirs = append(dirs, filepath.Join(corpus, e.Name()))
 	}
 	gen := filepath.Join(t.TempDir(), "2026-07-06T11-31-36-988Z")
-	if _, err := genrun.Write442(gen, genrun.Options{Rows: 600, Seed: seed}); err != nil {
+	if _, err := genrun.Write442(gen, genrun.Options{Rows: 4000, Seed: seed}); err != nil {
 		t.Fatal(err)
 	}
 	return append(dirs, gen)

@@ -45,6 +45,10 @@ func (r *Run) Len() int {
 	return len(r.Cases)
 }
 
+// Compact tells whether Read kept no Case (Options.Compact with no keep):
+// the cases are then made one at a time by CaseAt, CaseViewAt or At.
+func (r *Run) Compact() bool { return r.compact != nil }
+
 // position is the position of r.Cases[slot] among all cases.
 func (r *Run) position(slot int32) int {
 	if r.keep == nil {
