@@ -23,8 +23,14 @@ func AppendString(dst []byte, s string, html bool) []byte {
 		mask |= escapeHTML
 	}
 	for i := 0; i < len(s); {
-		if i += plainRun(s[i:], html); i == len(s) {
-			break
+		// A run of words that need no look, at the start and after each
+		// escape: after a byte that needs one, the words up to the next
+		// escape are mostly not plain (non-ASCII text, JSON in a string),
+		// and trying each place again would cost a word read a byte.
+		if i == start {
+			if i += plainRun(s[i:], html); i == len(s) {
+				break
+			}
 		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if escapes[b]&mask == 0 {
