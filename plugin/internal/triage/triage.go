@@ -114,7 +114,7 @@ func Rank(cases []*run.Case) []Item {
 // A large run is ranked in parts on every core: cs must be safe for
 // concurrent use.
 func RankAll(cs Cases) []Ranked {
-	return inOrder(cs.Len(), func() func(i int) Ranked {
+	return rankOrder(cs.Len(), func() func(i int) Ranked {
 		var c run.Case // each part's own
 		return func(i int) Ranked {
 			cs.CaseViewAt(i, &c)
@@ -139,14 +139,6 @@ type places [orderKeys]int
 
 func (p *places) count(r Ranked) { p[orderKey(r)]++ }
 
-// start turns the counts into the index of each key's first rank.
-func (p *places) start() {
-	at := 0
-	for k, n := range p {
-		p[k], at = at, at+n
-	}
-}
-
 func (p *places) place(r Ranked) int {
 	k := orderKey(r)
 	i := p[k]
@@ -154,24 +146,23 @@ func (p *places) place(r Ranked) int {
 	return i
 }
 
-// sortItems returns items in the review order.
+// sortItems returns items in the review order: rankOrder of them, each
+// rank's Pos standing for its item's index.
 func sortItems(items []Item) []Item {
-	var p places
-	for _, it := range items {
-		p.count(it.Ranked)
-	}
-	p.start()
+	rs := hold(len(items), 1, func() func(i int) Ranked {
+		return func(i int) Ranked { return items[i].Ranked }
+	}).place(func(i int) int32 { return int32(i) })
 	out := make([]Item, len(items))
-	for _, it := range items {
-		out[p.place(it.Ranked)] = it
+	for k, r := range rs {
+		out[k] = items[r.Pos]
 	}
 	return out
 }
 
-// inOrder returns the ranks of n items in the review order: ranks gives
+// rankOrder returns the ranks of n items in the review order: ranks gives
 // each part's rank function (rank(i) is item i's, asked once) and pos(i)
 // is item i's Pos again.
-func inOrder(n int, ranks func() func(i int) Ranked, pos func(i int) int32) []Ranked {
+func rankOrder(n int, ranks func() func(i int) Ranked, pos func(i int) int32) []Ranked {
 	return hold(n, partsFor(n), ranks).place(pos)
 }
 
@@ -241,7 +232,7 @@ func (h *held) place(pos func(i int) int32) []Ranked {
 	return out
 }
 
-// A rank's tier (below 4: two bits) and reasons fit in inOrder's 2 bytes.
+// A rank's tier (below 4: two bits) and reasons fit in held's 2 bytes.
 var _ [16 - 2 - reasonCount]struct{}
 
 // WithHistory adds the cross-run reasons to ranked items and ranks them

@@ -289,10 +289,10 @@ func TestRankAll(t *testing.T) {
 	}
 }
 
-// FuzzInOrder holds the counting sort (inOrder, sortItems) to a stable
+// FuzzRankOrder holds the counting sort (rankOrder, sortItems) to a stable
 // sort by the review order as it is defined: by tier, then more reasons
 // first, ties in the order given.
-func FuzzInOrder(f *testing.F) {
+func FuzzRankOrder(f *testing.F) {
 	f.Add([]byte{0, 0, 3, 1, 1, 2, 2, 0xff, 0x1f, 3, 0, 0, 1, 0x10, 0x01})
 	f.Add([]byte("errored, failed, suspicious and clean ranks, with every reason"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -309,9 +309,9 @@ func FuzzInOrder(f *testing.F) {
 			return cmp.Compare(bits.OnesCount16(b.reasons), bits.OnesCount16(a.reasons))
 		})
 		asked := 0
-		got := inOrder(len(rs), func() func(i int) Ranked { return func(i int) Ranked { asked++; return rs[i] } }, func(i int) int32 { return rs[i].Pos })
+		got := rankOrder(len(rs), func() func(i int) Ranked { return func(i int) Ranked { asked++; return rs[i] } }, func(i int) int32 { return rs[i].Pos })
 		if !slices.Equal(got, want) || asked != len(rs) {
-			t.Fatalf("inOrder %v (asked %d times), want %v", got, asked, want)
+			t.Fatalf("rankOrder %v (asked %d times), want %v", got, asked, want)
 		}
 		for parts := 2; parts <= min(len(rs), 5); parts++ { // as on parts cores
 			var asked atomic.Int64
