@@ -237,31 +237,41 @@ const maxPatternRuns = 5
 
 // earlierOutcomes returns a function giving a case's outcomes in the last
 // few earlier runs that have it, oldest first (nil when there are none).
-// The earlier manifests are read once, on first use, compactly (outcomes
-// and identities only: run.Options.Compact).
+// The earlier manifests are read once, on first use (see readOutcomes).
 func earlierOutcomes(dirs []string) func(c *run.Case) []run.Outcome {
+	if len(dirs) == 0 {
+		return nil
+	}
+	var history func(c *run.Case) []run.Outcome
+	load := sync.OnceFunc(func() { history = readOutcomes(dirs) })
+	return func(c *run.Case) []run.Outcome {
+		load()
+		return history(c)
+	}
+}
+
+// readOutcomes is earlierOutcomes with the earlier manifests read now,
+// compactly (outcomes and identities only: run.Options.Compact).
+func readOutcomes(dirs []string) func(c *run.Case) []run.Outcome {
 	if len(dirs) == 0 {
 		return nil
 	}
 	dirs = dirs[max(0, len(dirs)-maxPatternRuns):]
 	var outcomes []map[caseid.ID]run.Outcome
-	load := sync.OnceFunc(func() {
-		for _, dir := range dirs {
-			r, err := run.Open(dir, run.Options{Outline: true, Compact: true})
-			if err != nil {
-				continue
-			}
-			m := make(map[caseid.ID]run.Outcome, r.Len())
-			var c run.Case
-			for i := range r.Len() {
-				r.CaseAt(i, &c)
-				m[c.ID().AcrossRuns()] = c.Outcome
-			}
-			outcomes = append(outcomes, m)
+	for _, dir := range dirs {
+		r, err := run.Open(dir, run.Options{Outline: true, Compact: true})
+		if err != nil {
+			continue
 		}
-	})
+		m := make(map[caseid.ID]run.Outcome, r.Len())
+		var c run.Case
+		for i := range r.Len() {
+			r.CaseAt(i, &c)
+			m[c.ID().AcrossRuns()] = c.Outcome
+		}
+		outcomes = append(outcomes, m)
+	}
 	return func(c *run.Case) []run.Outcome {
-		load()
 		var out []run.Outcome
 		for _, m := range outcomes {
 			if o, ok := m[c.ID().AcrossRuns()]; ok { // runs without the case say nothing

@@ -113,14 +113,12 @@ func runList(s *Streams, o listOptions) error {
 		return err
 	}
 	// The earlier runs (regressed, errored before, flipped across runs)
-	// are found and read on another core while this one ranks.
+	// are found and read beside the ranking.
 	histories := make(chan func(*run.Case) []run.Outcome, 1)
 	go func() {
 		var history func(*run.Case) []run.Outcome
 		if earlier, err := earlierRuns(st, "", false); err == nil {
-			if history = earlierOutcomes(earlier); history != nil {
-				history(&run.Case{}) // its first call reads the runs
-			}
+			history = readOutcomes(earlier)
 		}
 		histories <- history
 	}()
