@@ -127,11 +127,12 @@ type gateProblem struct {
 // compact (run.Options.Compact, nil keep), its cases made one at a time
 // as the count needs them, unless a certificate applies: calibration
 // reads r.Cases, so then every case is kept as a Case (keepAll).
-func (o statusOptions) keep(st *runState) func(testID string) bool {
+// certified tells whether a judge certificate covers the run.
+func (o statusOptions) keep(st *runState, certified bool) func(testID string) bool {
 	if o.Verify {
 		return nil
 	}
-	if _, found := certificateFor(st.run.Dir); found || o.RequireCalibrated {
+	if certified || o.RequireCalibrated {
 		return keepAll
 	}
 	if _, err := os.Lstat(st.paths.Feedback); !errors.Is(err, fs.ErrNotExist) {
@@ -154,7 +155,14 @@ func runStatus(s *Streams, o statusOptions) error {
 		return err
 	}
 	o.Verify = o.Verify || o.RequireComplete // its problems name every case that is not reviewed
-	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify, Compact: !o.Verify}, o.keep)
+	// The certificate is looked for once: what the read keeps and the
+	// calibration reported depend on it alike.
+	var cert string
+	var certified bool
+	st, err := openStateWith(s, o.Target, o.Out, run.Options{Outline: !o.Verify, Compact: !o.Verify}, func(st *runState) func(string) bool {
+		cert, certified = certificateFor(st.run.Dir)
+		return o.keep(st, certified)
+	})
 	if err != nil {
 		return err
 	}
@@ -266,7 +274,7 @@ func runStatus(s *Streams, o statusOptions) error {
 			rep.Gate.Problems = []gateProblem{}
 		}
 	}
-	calErr := st.calibration(&rep, o)
+	calErr := st.calibration(&rep, o, cert, certified)
 	if calErr != nil && rep.Calibration == nil {
 		return calErr // no certificate to report on
 	}
@@ -436,9 +444,9 @@ func parseVerdictList(cat *prompts.Catalog, list string) ([]string, error) {
 // calibration adds the judge certificate's view of the run to rep: the
 // corrected pass rate, and with --require-calibrated the gate. It reads
 // every case's graders, so it runs only when a certificate applies or is
-// required.
-func (st *runState) calibration(rep *statusReport, o statusOptions) error {
-	path, found := certificateFor(st.run.Dir)
+// required: path and found are certificateFor of the run, looked for
+// when the run was read.
+func (st *runState) calibration(rep *statusReport, o statusOptions, path string, found bool) error {
 	if !found && !o.RequireCalibrated {
 		return nil
 	}
