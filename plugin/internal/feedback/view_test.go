@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"agentv-review/plugin/internal/caseid"
@@ -167,8 +168,9 @@ func FuzzViewMatchesBind(f *testing.F) {
 	})
 }
 
-// A read ahead that is stopped ends without binding anything, at any
-// point of the file; a new one of the same file reads it whole.
+// A read stopped before it begins gives up; reads ahead stopped at any
+// point of the file end without binding anything; a new one of the same
+// file reads it whole.
 func TestViewAheadStop(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"run_id":"r","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z","per_case":[`)
@@ -182,6 +184,11 @@ func TestViewAheadStop(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "feedback.json")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	var stopped atomic.Bool
+	stopped.Store(true)
+	if vr := readView(path, 2, &stopped); vr.ok {
+		t.Fatal("a read stopped before it began decoded the whole file")
 	}
 	for range 20 {
 		StartView(path).Stop()
