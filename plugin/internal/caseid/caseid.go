@@ -302,7 +302,7 @@ func clashes(id, o ID) uint8 {
 
 // clashesOf[same] is clashes of two identities whose equal parts are
 // same: part set k clashes when it names no part that differs.
-var clashesOf = func() (t [PartSuite | PartTarget | PartVariant + 1]uint8) {
+var clashesOf = func() (t [(PartSuite | PartTarget | PartVariant) + 1]uint8) {
 	for same := range t {
 		for k, p := range shortParts {
 			if p&^Parts(same) == 0 {

@@ -196,8 +196,16 @@ func (cc *compactCases) fill(i int, c *Case) {
 
 // id is the identity of the case at position i, made without a Case.
 func (cc *compactCases) id(i int) caseid.ID {
+	id := cc.idView(i)
+	id.TestID = strings.Clone(id.TestID)
+	runtime.KeepAlive(cc)
+	return id
+}
+
+// idView is id with the test id a view of the store (see idStore.view).
+func (cc *compactCases) idView(i int) caseid.ID {
 	cs := cc.packed.get(i)
-	return cc.idNamed(cs.shape, cc.ids.get(cs.id))
+	return cc.idNamed(cs.shape, cc.ids.view(cs.id))
 }
 
 // idNamed is the identity of a case of that shape whose test id is testID.
@@ -233,8 +241,7 @@ func (r *Run) CaseViewAt(pos int, c *Case) {
 // it, which a compact read worked out for every case as it finished.
 func (r *Run) RefAt(pos int) string {
 	if cc := r.compact; cc != nil {
-		cs := cc.packed.get(pos)
-		ref := cc.shorts.get(pos).Ref(cc.idNamed(cs.shape, cc.ids.view(cs.id)), pos) // a new string: the view is not kept
+		ref := cc.shorts.get(pos).Ref(cc.idView(pos), pos) // a new string: the view is not kept
 		runtime.KeepAlive(cc)
 		return ref
 	}

@@ -424,9 +424,6 @@ func graderVotes(gs []run.GraderSummary) (passing, failing, skipped int) {
 // SamplePattern renders repeats as "P F P" (P pass, F fail, ? unknown);
 // "" when the case has no repeats.
 func SamplePattern(samples []run.SampleSummary) string {
-	if len(samples) == 0 {
-		return ""
-	}
 	var buf [32]byte
 	return string(appendPattern(buf[:0], samples))
 }
@@ -466,7 +463,7 @@ func appendScore(b []byte, f float64) []byte {
 	for len(b) > start && b[len(b)-1] == '0' {
 		b = b[:len(b)-1]
 	}
-	for len(b) > start && b[len(b)-1] == '.' {
+	if len(b) > start && b[len(b)-1] == '.' {
 		b = b[:len(b)-1]
 	}
 	return b
