@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"agentv-review/plugin/internal/caseid"
+	"agentv-review/plugin/internal/offheap"
 	"agentv-review/plugin/internal/safefile"
 )
 
@@ -403,7 +404,7 @@ func (v *View) bind(ps []*viewPart) bool {
 		return false
 	}
 	for _, p := range ps {
-		p.ids = chunks[uint64]{}
+		p.ids.Free()
 	}
 	return true
 }
@@ -421,11 +422,11 @@ func (v *View) mayRepeat() bool {
 func repeats(ps []*viewPart) bool {
 	n := 0
 	for _, p := range ps {
-		n += p.ids.len()
+		n += p.ids.Len()
 	}
 	ids := make([]uint64, 0, n)
 	for _, p := range ps {
-		ids = p.ids.appendTo(ids)
+		ids = p.ids.AppendTo(ids)
 	}
 	slices.Sort(ids)
 	for i := 1; i < len(ids); i++ {
@@ -441,15 +442,15 @@ func repeats(ps []*viewPart) bool {
 // (bind), to be merged into the View in the order of the stretches. A part
 // has its own names, so parts are filled and bound on several cores.
 type viewPart struct {
-	entries              chunks[viewEntry]
-	graders              chunks[viewGrader]
+	entries              offheap.Chunked[viewEntry]
+	graders              offheap.Chunked[viewGrader]
 	names                names
 	unmatched, ambiguous Strays
 	seed                 maphash.Seed
-	ids                  chunks[uint64] // hashes of the identities of the entries with a test_id
+	ids                  offheap.Chunked[uint64] // hashes of the identities of the entries with a test_id
 	// The identity of each entry, until bound: its test id in text, the
 	// other parts in names.
-	idents chunks[ident]
+	idents offheap.Chunked[ident]
 	text   textStore
 }
 
@@ -486,36 +487,6 @@ func (t *textStore) at(r textRef) string {
 	return unsafe.String(unsafe.SliceData(t.blocks[r.block][r.off:]), r.n)
 }
 
-// chunks is a list that grows a chunk at a time: append would allocate
-// the entries of a 100k-case view five times over as it grows the slice
-// by a quarter at a time, and keep up to a quarter unused.
-type chunks[T any] struct {
-	list [][]T
-	n    int
-}
-
-const chunkLen = 1024
-
-func (c *chunks[T]) add(v T) {
-	if c.n%chunkLen == 0 {
-		c.list = append(c.list, make([]T, 0, chunkLen))
-	}
-	last := &c.list[len(c.list)-1]
-	*last = append(*last, v)
-	c.n++
-}
-
-func (c *chunks[T]) len() int { return c.n }
-
-func (c *chunks[T]) at(i int) *T { return &c.list[i/chunkLen][i%chunkLen] }
-
-func (c *chunks[T]) appendTo(s []T) []T {
-	for _, l := range c.list {
-		s = append(s, l...)
-	}
-	return s
-}
-
 func newPart(seed maphash.Seed) *viewPart {
 	return &viewPart{seed: seed}
 }
@@ -524,19 +495,19 @@ func newPart(seed maphash.Seed) *viewPart {
 func (p *viewPart) add(e *draft) {
 	id := e.id
 	if id.TestID != "" {
-		p.ids.add(maphash.Comparable(p.seed, id))
+		p.ids.Add(maphash.Comparable(p.seed, id))
 	}
-	p.idents.add(ident{testID: p.text.add(id.TestID), suite: p.names.id(id.Suite), target: p.names.id(id.Target),
+	p.idents.Add(ident{testID: p.text.add(id.TestID), suite: p.names.id(id.Suite), target: p.names.id(id.Target),
 		variant: p.names.id(id.Variant), evalPth: p.names.id(id.EvalPath)})
 	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), caseIndex: -1}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
-		ve.graders, ve.nGraders = uint32(p.graders.len()), uint32(len(e.graders))
+		ve.graders, ve.nGraders = uint32(p.graders.Len()), uint32(len(e.graders))
 		for _, g := range e.graders {
-			p.graders.add(viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
+			p.graders.Add(viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
 	}
-	p.entries.add(ve)
+	p.entries.Add(ve)
 }
 
 // bind matches each entry of p to its case of cs as Bind does, or counts
@@ -544,8 +515,8 @@ func (p *viewPart) add(e *draft) {
 // its block of text, which is never written again).
 func (p *viewPart) bind(cs caseid.Cases) {
 	match := caseid.NewMatcher(cs)
-	for k := range p.entries.len() {
-		in := p.idents.at(k)
+	for k := range p.entries.Len() {
+		in := p.idents.At(k)
 		id := caseid.ID{TestID: p.text.at(in.testID), Suite: p.names.list[in.suite], Target: p.names.list[in.target],
 			Variant: p.names.list[in.variant], EvalPath: p.names.list[in.evalPth]}
 		i, candidates := match.Match(id)
@@ -555,11 +526,12 @@ func (p *viewPart) bind(cs caseid.Cases) {
 		case i < 0:
 			p.unmatched.add(id)
 		default:
-			ve := p.entries.at(k)
+			ve := p.entries.At(k)
 			ve.caseIndex, ve.exactness = int32(i), uint8(exactness(id, cs, i))
 		}
 	}
-	p.idents, p.text = chunks[ident]{}, textStore{}
+	p.idents.Free()
+	p.text = textStore{}
 }
 
 // merge binds the entries of p, the part that follows those merged so
@@ -572,17 +544,17 @@ func (v *View) merge(p *viewPart) {
 	for i, s := range p.names.list {
 		names[i] = v.names.id(s)
 	}
-	for k := range p.graders.len() {
-		g := p.graders.at(k)
+	for k := range p.graders.Len() {
+		g := p.graders.At(k)
 		g.key = names[g.key]
 	}
 	base := 0
 	if n := len(v.parts); n > 0 {
-		base = v.bases[n-1] + v.parts[n-1].entries.len()
+		base = v.bases[n-1] + v.parts[n-1].entries.Len()
 	}
 	v.parts, v.bases = append(v.parts, p), append(v.bases, base)
-	for k := range p.entries.len() {
-		pe := p.entries.at(k)
+	for k := range p.entries.Len() {
+		pe := p.entries.At(k)
 		if pe.caseIndex < 0 {
 			continue // a stray
 		}
@@ -607,7 +579,7 @@ func (v *View) entry(g int32) (*viewEntry, *viewPart) {
 		j--
 	}
 	p := v.parts[j]
-	return p.entries.at(int(g) - v.bases[j]), p
+	return p.entries.At(int(g) - v.bases[j]), p
 }
 
 func (s *Strays) add(id caseid.ID) {
@@ -662,7 +634,7 @@ func (v *View) EntryIn(i int, buf *Scratch) *Case {
 	if n := int(ve.nGraders); n > 0 {
 		buf.vals, buf.graders = buf.vals[:0], slices.Grow(buf.graders[:0], n)[:n]
 		for k := range n {
-			buf.vals = append(buf.vals, *part.graders.at(int(ve.graders) + k))
+			buf.vals = append(buf.vals, *part.graders.At(int(ve.graders) + k))
 		}
 		for k := range buf.vals {
 			g, gr := &buf.vals[k], &buf.graders[k]

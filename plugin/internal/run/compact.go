@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/offheap"
 )
 
 // compactCases is how Read keeps the cases under Options.Compact: 13 bytes
@@ -28,23 +28,23 @@ import (
 // most one chunk, and past the first chunk outside the heap (newPart), so
 // the collector does not double it.
 type compactCases struct {
-	cases  chunked[compactCase] // until finished, then packed
+	cases  offheap.Chunked[compactCase] // until finished, then packed
 	packed packedCases
 	ids    idStore
 	scores scoreTable
-	shorts chunked[caseid.Shortest] // each case's shortest reference, once finished
+	shorts offheap.Chunked[caseid.Shortest] // each case's shortest reference, once finished
 
 	shapes  []Case // a case of each shape, with no test id, score or position
 	shapeOf map[shapeKey]uint32
 
 	// Until finished: the cases of each test id, to deduplicate rows and
 	// to name the cases.
-	firstEval chunked[uint64]   // per test id: the eval_path hash of its first case
-	last      chunked[uint32]   // per test id: its last case (+1: the head of its next chain)
-	next      chunked[uint32]   // per case: the next case (+1) with its test id, 0 at the end
-	evals     map[uint32]uint64 // the eval_path hash of each case whose hash is not its test id's
-	dupes     int               // rows a later row replaced
-	first     int               // the line of the first such row
+	firstEval offheap.Chunked[uint64] // per test id: the eval_path hash of its first case
+	last      offheap.Chunked[uint32] // per test id: its last case (+1: the head of its next chain)
+	next      offheap.Chunked[uint32] // per case: the next case (+1) with its test id, 0 at the end
+	evals     map[uint32]uint64       // the eval_path hash of each case whose hash is not its test id's
+	dupes     int                     // rows a later row replaced
+	first     int                     // the line of the first such row
 }
 
 // compactCase is one case: its test id (an index into idStore), its shape
@@ -77,15 +77,15 @@ func (cc *compactCases) add(c *Case, eval uint64, line int, rel string) error {
 	}
 	k := cc.shape(c)
 	if fresh {
-		cc.firstEval.add(eval)
-		cc.last.add(0)
+		cc.firstEval.Add(eval)
+		cc.last.Add(0)
 	} else {
-		for p := cc.last.get(int(id)); p != 0; p = cc.next.get(int(p - 1)) {
-			o := cc.cases.get(int(p - 1))
+		for p := cc.last.Get(int(id)); p != 0; p = cc.next.Get(int(p - 1)) {
+			o := cc.cases.Get(int(p - 1))
 			sh := &cc.shapes[o.shape]
 			if sh.Suite == c.Suite && sh.Target == c.Target && sh.Variant == c.Variant && cc.eval(int(p-1)) == eval {
 				o.shape, o.score = k, cc.scores.index(c.Score)
-				cc.cases.set(int(p-1), o)
+				cc.cases.Set(int(p-1), o)
 				if cc.dupes == 0 {
 					cc.first = line
 				}
@@ -94,13 +94,13 @@ func (cc *compactCases) add(c *Case, eval uint64, line int, rel string) error {
 			}
 		}
 	}
-	pos := uint32(cc.cases.len())
-	if eval != cc.firstEval.get(int(id)) {
+	pos := uint32(cc.cases.Len())
+	if eval != cc.firstEval.Get(int(id)) {
 		cc.evals[pos] = eval
 	}
-	cc.next.add(cc.last.get(int(id)))
-	cc.last.set(int(id), pos+1)
-	cc.cases.add(compactCase{id: id, shape: k, score: cc.scores.index(c.Score)})
+	cc.next.Add(cc.last.Get(int(id)))
+	cc.last.Set(int(id), pos+1)
+	cc.cases.Add(compactCase{id: id, shape: k, score: cc.scores.index(c.Score)})
 	return nil
 }
 
@@ -109,7 +109,7 @@ func (cc *compactCases) eval(p int) uint64 {
 	if h, ok := cc.evals[uint32(p)]; ok {
 		return h
 	}
-	return cc.firstEval.get(int(cc.cases.get(p).id))
+	return cc.firstEval.Get(int(cc.cases.Get(p).id))
 }
 
 // shape is the index of c's shape, added when new.
@@ -140,28 +140,28 @@ func (cc *compactCases) shape(c *Case) uint32 {
 // the cases passed, failed and errored, and frees what only reading
 // needed.
 func (cc *compactCases) finish() *[3]int {
-	for range cc.cases.len() {
-		cc.shorts.add(0)
+	for range cc.cases.Len() {
+		cc.shorts.Add(0)
 	}
 	var group []int
 	var ids []caseid.ID
 	var out []caseid.Shortest
-	for id := range cc.last.len() {
+	for id := range cc.last.Len() {
 		group, ids = group[:0], ids[:0]
 		testID := cc.ids.view(uint32(id))
-		for p := cc.last.get(id); p != 0; p = cc.next.get(int(p - 1)) {
+		for p := cc.last.Get(id); p != 0; p = cc.next.Get(int(p - 1)) {
 			group = append(group, int(p-1))
-			ids = append(ids, cc.idNamed(cc.cases.get(int(p-1)).shape, testID))
+			ids = append(ids, cc.idNamed(cc.cases.Get(int(p-1)).shape, testID))
 		}
 		out = slices.Grow(out[:0], len(ids))[:len(ids)]
 		caseid.Shortests(ids, out)
 		for k, p := range group {
-			cc.shorts.set(p, out[k])
+			cc.shorts.Set(p, out[k])
 		}
 	}
 	var counts [3]int
-	for i := range cc.cases.len() {
-		switch cc.shapes[cc.cases.get(i).shape].Outcome {
+	for i := range cc.cases.Len() {
+		switch cc.shapes[cc.cases.Get(i).shape].Outcome {
 		case Passed:
 			counts[0]++
 		case Failed:
@@ -173,13 +173,13 @@ func (cc *compactCases) finish() *[3]int {
 	runtime.KeepAlive(cc) // the views in ids
 	// Freed now, not by the collector later, so that the packed cases do
 	// not come on top of them.
-	cc.firstEval.free()
-	cc.last.free()
-	cc.next.free()
+	cc.firstEval.Free()
+	cc.last.Free()
+	cc.next.Free()
 	cc.evals, cc.shapeOf, cc.scores.of = nil, nil, nil
 	cc.ids.finish()
 	cc.packed = packCases(&cc.cases)
-	cc.cases.free()
+	cc.cases.Free()
 	return &counts
 }
 
@@ -191,7 +191,7 @@ func (cc *compactCases) len() int { return cc.packed.n }
 func (cc *compactCases) fill(i int, c *Case) {
 	cs := cc.packed.get(i)
 	*c = cc.shapes[cs.shape]
-	c.Index, c.TestID, c.Score = int32(i), cc.ids.view(cs.id), cc.scores.values.get(int(cs.score))
+	c.Index, c.TestID, c.Score = int32(i), cc.ids.view(cs.id), cc.scores.values.Get(int(cs.score))
 }
 
 // id is the identity of the case at position i, made without a Case.
@@ -241,7 +241,7 @@ func (r *Run) CaseViewAt(pos int, c *Case) {
 // it, which a compact read worked out for every case as it finished.
 func (r *Run) RefAt(pos int) string {
 	if cc := r.compact; cc != nil {
-		ref := cc.shorts.get(pos).Ref(cc.idView(pos), pos) // a new string: the view is not kept
+		ref := cc.shorts.Get(pos).Ref(cc.idView(pos), pos) // a new string: the view is not kept
 		runtime.KeepAlive(cc)
 		return ref
 	}
@@ -279,20 +279,20 @@ func (r *Run) slotTestID(i int) string {
 // bits as the largest test id, shape and score index take (about 50 bits
 // for a million cases instead of compactCase's 96), one after the other.
 type packedCases struct {
-	words                        chunked[uint64]
+	words                        offheap.Chunked[uint64]
 	n, width                     int
 	idBits, shapeBits            int
 	idMask, shapeMask, scoreMask uint32
 }
 
 // packCases packs cs.
-func packCases(cs *chunked[compactCase]) packedCases {
+func packCases(cs *offheap.Chunked[compactCase]) packedCases {
 	var top compactCase // the bits set in any case's
-	for i := range cs.len() {
-		c := cs.get(i)
+	for i := range cs.Len() {
+		c := cs.Get(i)
 		top.id, top.shape, top.score = top.id|c.id, top.shape|c.shape, top.score|c.score
 	}
-	p := packedCases{n: cs.len(), idBits: bits.Len32(top.id), shapeBits: bits.Len32(top.shape)}
+	p := packedCases{n: cs.Len(), idBits: bits.Len32(top.id), shapeBits: bits.Len32(top.shape)}
 	scoreBits := bits.Len32(top.score)
 	p.width = p.idBits + p.shapeBits + scoreBits
 	mask := func(n int) uint32 { return uint32(1<<n - 1) }
@@ -302,19 +302,19 @@ func packCases(cs *chunked[compactCase]) packedCases {
 	put := func(v uint32, n int) {
 		word |= uint64(v) << used
 		if used += n; used >= 64 {
-			p.words.add(word)
+			p.words.Add(word)
 			used -= 64
 			word = uint64(v) >> (n - used) // the bits that did not fit (none when used is 0)
 		}
 	}
-	for i := range cs.len() {
-		c := cs.get(i)
+	for i := range cs.Len() {
+		c := cs.Get(i)
 		put(c.id, p.idBits)
 		put(c.shape, p.shapeBits)
 		put(c.score, scoreBits)
 	}
 	if used > 0 {
-		p.words.add(word)
+		p.words.Add(word)
 	}
 	return p
 }
@@ -338,12 +338,12 @@ func (p *packedCases) get(i int) compactCase {
 // window is the 64 bits from bit at on (0 past the last word).
 func (p *packedCases) window(at int) uint64 {
 	w, b := at>>6, at&63
-	if w >= p.words.len() {
+	if w >= p.words.Len() {
 		return 0 // all fields are empty
 	}
-	v := p.words.get(w) >> b
-	if b > 0 && w+1 < p.words.len() {
-		v |= p.words.get(w+1) << (64 - b)
+	v := p.words.Get(w) >> b
+	if b > 0 && w+1 < p.words.Len() {
+		v |= p.words.Get(w+1) << (64 - b)
 	}
 	return v
 }
@@ -354,7 +354,7 @@ func (p *packedCases) window(at int) uint64 {
 // has it (which costs at most the 8 bytes a case a float64 would), so the
 // table never holds more than maxShared values by map.
 type scoreTable struct {
-	values chunked[float64]
+	values offheap.Chunked[float64]
 	of     map[uint64]uint32 // by math.Float64bits, so 0 and -0 stay apart
 }
 
@@ -366,8 +366,8 @@ func (t *scoreTable) index(score float64) uint32 {
 	if i, ok := t.of[bits]; ok {
 		return i
 	}
-	i := uint32(t.values.len())
-	t.values.add(score)
+	i := uint32(t.values.Len())
+	t.values.Add(score)
 	if t.of == nil {
 		t.of = map[uint64]uint32{}
 	}
@@ -380,15 +380,15 @@ func (t *scoreTable) index(score float64) uint32 {
 // idStore holds each distinct test id once: its bytes, after their length
 // as a uvarint, in chunks of storeChunk bytes (newPart: outside the heap;
 // an id longer than that has a chunk of its own) after a first one of
-// minMapped on the heap, found by an open-addressing table while reading.
+// offheap.MinMapped on the heap, found by an open-addressing table while reading.
 type idStore struct {
-	bytes []*part[byte]
-	used  int             // bytes used in the last chunk
-	at    chunked[uint32] // where each id is: chunk<<storeShift | offset
+	bytes []*offheap.Part[byte]
+	used  int                     // bytes used in the last chunk
+	at    offheap.Chunked[uint32] // where each id is: chunk<<storeShift | offset
 
 	// Until finished.
 	seed  maphash.Seed
-	table *part[uint32] // 1 + an index into at; 0: empty
+	table *offheap.Part[uint32] // 1 + an index into at; 0: empty
 }
 
 const (
@@ -400,20 +400,20 @@ const (
 // intern returns the index of id, adding it (fresh) when new.
 func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 	if s.table == nil {
-		s.seed, s.table = maphash.MakeSeed(), newPart[uint32](64)
+		s.seed, s.table = maphash.MakeSeed(), offheap.NewPart[uint32](64)
 	}
 	h := s.slot(id)
-	if e := s.table.s[h]; e != 0 {
+	if e := s.table.S[h]; e != 0 {
 		return e - 1, false, nil
 	}
 	at, err := s.put(id)
 	if err != nil {
 		return 0, false, err
 	}
-	i = uint32(s.at.len())
-	s.at.add(at)
-	s.table.s[h] = i + 1
-	if n := s.at.len(); n*3 >= len(s.table.s)*2 { // at most two thirds full
+	i = uint32(s.at.Len())
+	s.at.Add(at)
+	s.table.S[h] = i + 1
+	if n := s.at.Len(); n*3 >= len(s.table.S)*2 { // at most two thirds full
 		s.grow()
 	}
 	return i, true, nil
@@ -421,9 +421,9 @@ func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 
 // slot is where id is in the table: its entry, or the empty one it would take.
 func (s *idStore) slot(id string) int {
-	mask := len(s.table.s) - 1
+	mask := len(s.table.S) - 1
 	h := int(maphash.String(s.seed, id)) & mask
-	for e := s.table.s[h]; e != 0 && s.view(e-1) != id; e = s.table.s[h] {
+	for e := s.table.S[h]; e != 0 && s.view(e-1) != id; e = s.table.S[h] {
 		h = (h + 1) & mask
 	}
 	runtime.KeepAlive(s) // the views and the table
@@ -432,12 +432,12 @@ func (s *idStore) slot(id string) int {
 
 func (s *idStore) grow() {
 	old := s.table
-	s.table = newPart[uint32](2 * len(s.table.s))
-	for i := range s.at.len() {
-		s.table.s[s.slot(s.view(uint32(i)))] = uint32(i) + 1
+	s.table = offheap.NewPart[uint32](2 * len(s.table.S))
+	for i := range s.at.Len() {
+		s.table.S[s.slot(s.view(uint32(i)))] = uint32(i) + 1
 	}
 	runtime.KeepAlive(s)
-	old.free()
+	old.Free()
 }
 
 // put stores id's bytes and returns where they are.
@@ -445,17 +445,17 @@ func (s *idStore) put(id string) (uint32, error) {
 	need := binary.MaxVarintLen64 + len(id)
 	switch {
 	case len(s.bytes) == 0: // the first chunk grows on the heap as it fills: a small run maps nothing
-		s.bytes = append(s.bytes, &part[byte]{})
-	case s.used+need > storeChunk, len(s.bytes) == 1 && s.used+need > minMapped:
+		s.bytes = append(s.bytes, &offheap.Part[byte]{})
+	case s.used+need > storeChunk, len(s.bytes) == 1 && s.used+need > offheap.MinMapped:
 		if len(s.bytes) == maxChunks {
 			return 0, errTooLong
 		}
-		s.bytes, s.used = append(s.bytes, newPart[byte](max(need, storeChunk))), 0
+		s.bytes, s.used = append(s.bytes, offheap.NewPart[byte](max(need, storeChunk))), 0
 	}
 	last := s.bytes[len(s.bytes)-1]
 	at := uint32(len(s.bytes)-1)<<storeShift | uint32(s.used)
-	last.s = append(binary.AppendUvarint(last.s[:s.used], uint64(len(id))), id...)
-	s.used = len(last.s)
+	last.S = append(binary.AppendUvarint(last.S[:s.used], uint64(len(id))), id...)
+	s.used = len(last.S)
 	return at, nil
 }
 
@@ -471,8 +471,8 @@ func (s *idStore) get(i uint32) string {
 // view is test id i as a view of the store (whose bytes never change),
 // valid while s is: its callers keep s alive past their last use of it.
 func (s *idStore) view(i uint32) string {
-	at := s.at.get(int(i))
-	b := s.bytes[at>>storeShift].s[at&(storeChunk-1):]
+	at := s.at.Get(int(i))
+	b := s.bytes[at>>storeShift].S[at&(storeChunk-1):]
 	if n := b[0]; n < 0x80 { // a length below 128 is one byte: most ids
 		return unsafe.String(unsafe.SliceData(b[1:]), int(n))
 	}
@@ -481,117 +481,6 @@ func (s *idStore) view(i uint32) string {
 }
 
 func (s *idStore) finish() {
-	s.table.free()
+	s.table.Free()
 	s.table = nil
-}
-
-// chunked is an append-only array of a type without pointers, in chunks
-// of chunkLen elements: the first grows on the heap (a small run stays
-// small and maps nothing), the others are outside it (newPart), so
-// growing never copies more than the first, and the collector neither
-// scans a million cases' 12 bytes nor lets them raise its goal (which
-// would cost 24). get and set keep a chunk's handle alive while they
-// touch it, and no pointer into a chunk leaves them.
-type chunked[T any] struct {
-	chunks []*part[T]
-	n      int
-}
-
-const (
-	chunkShift = 14
-	chunkLen   = 1 << chunkShift
-	minMapped  = 16 << 10 // bytes: a smaller part is on the heap (a chunk of chunkLen bytes is not)
-)
-
-// part is the handle of values of a type without pointers: outside the
-// heap from minMapped bytes on (mapChunk), given back when the handle is
-// unreachable (or by free), so whoever touches s keeps the handle alive
-// until done (runtime.KeepAlive).
-type part[T any] struct {
-	s       []T
-	mapped  []byte          // s's bytes when outside the heap
-	cleanup runtime.Cleanup // unmaps them when the handle goes
-}
-
-// newPart is a part of n zeroed values.
-func newPart[T any](n int) *part[T] {
-	var zero T
-	size := n * int(unsafe.Sizeof(zero))
-	if size < minMapped {
-		return &part[T]{s: make([]T, n)}
-	}
-	if hasPointers(reflect.TypeFor[T]()) { // the collector does not look outside the heap
-		panic("run: chunked values with pointers cannot live outside the heap")
-	}
-	b := mapChunk(size)
-	ch := &part[T]{s: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n), mapped: b}
-	ch.cleanup = runtime.AddCleanup(ch, unmapChunk, b)
-	return ch
-}
-
-// free gives back a part outside the heap now, before its handle goes
-// (nothing may touch it after), and does nothing for one on the heap.
-func (ch *part[T]) free() {
-	if ch == nil || ch.mapped == nil {
-		return
-	}
-	ch.cleanup.Stop() // it would unmap whatever is mapped there by then
-	unmapChunk(ch.mapped)
-	ch.s, ch.mapped = nil, nil
-}
-
-// hasPointers tells whether a value of type t holds a pointer.
-func hasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Array:
-		return t.Len() > 0 && hasPointers(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if hasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-		return false
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Slice, reflect.String, reflect.Interface, reflect.Chan, reflect.Func:
-		return true
-	}
-	return false
-}
-
-func (c *chunked[T]) add(v T) {
-	if c.n < chunkLen { // the first chunk is on the heap and grows
-		if c.n == 0 {
-			c.chunks = append(c.chunks, &part[T]{})
-		}
-		c.chunks[0].s = append(c.chunks[0].s, v)
-	} else {
-		if c.n&(chunkLen-1) == 0 {
-			c.chunks = append(c.chunks, newPart[T](chunkLen))
-		}
-		c.set(c.n, v)
-	}
-	c.n++
-}
-
-func (c *chunked[T]) get(i int) T {
-	ch := c.chunks[i>>chunkShift]
-	v := ch.s[i&(chunkLen-1)]
-	runtime.KeepAlive(ch)
-	return v
-}
-
-func (c *chunked[T]) set(i int, v T) {
-	ch := c.chunks[i>>chunkShift]
-	ch.s[i&(chunkLen-1)] = v
-	runtime.KeepAlive(ch)
-}
-
-func (c *chunked[T]) len() int { return c.n }
-
-// free gives back c's chunks now (part.free) and empties it.
-func (c *chunked[T]) free() {
-	for _, ch := range c.chunks {
-		ch.free()
-	}
-	*c = chunked[T]{}
 }

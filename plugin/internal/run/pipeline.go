@@ -10,6 +10,8 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+
+	"agentv-review/plugin/internal/offheap"
 )
 
 // The manifest pipeline: one goroutine reads the file into blocks of whole
@@ -17,7 +19,7 @@ import (
 // merges blocks in file order (pipeline.ordered). Memory stays bounded: at
 // most maxBlocks buffers of blockSize exist, each reused once its block is
 // parsed. A line longer than a block gets a buffer of its own outside the
-// heap (mapChunk), given back as soon as its block is parsed, so that the
+// heap (offheap.Map), given back as soon as its block is parsed, so that the
 // collector neither keeps it nor lets it double its goal; such buffers
 // hold at most longBudget bytes at a time.
 
@@ -41,6 +43,7 @@ type block struct {
 	readErr error // reading failed here; buf is empty
 
 	rows       []parsedRow // in line order; Loc.Line and Loc.Offset of their cases are relative to the block until the merge adds its position
+	cases      []Case      // under parseConfig.transient, the storage of its rows' cases (see spare)
 	lines      int         // lines in buf
 	err        *rowError   // parsing stopped at this row
 	errLine    int         // its line number within the block, 1-based
@@ -54,6 +57,18 @@ type pipeline struct {
 
 	pool   chan []byte   // the buffers of blockSize not in flight
 	tokens chan struct{} // longBudget in blockSize units, less what long lines' buffers hold
+	spares chan spare    // what merged blocks held, for the workers to fill again (see done)
+}
+
+// spare is the memory a block's parse fills that outlives the parse
+// until the merge: its rows and, when the merge drops them
+// (parseConfig.transient), its cases. Handed back and filled again, it
+// is touched once, not once per block: on the virtual machines this is
+// measured on, a page touched the first time costs as much as parsing
+// a few kilobytes of a row.
+type spare struct {
+	rows  []parsedRow
+	cases []Case
 }
 
 // parseConfig is how the workers parse rows: with outline, cases keep
@@ -69,6 +84,9 @@ type parseConfig struct {
 	keptOnly bool
 	tallied  bool
 	tally    tallySeeds
+	// transient: the merge keeps none of a row's Case but what it copies
+	// (a compact read), so the cases of a merged block are filled again.
+	transient bool
 	// spans records the spans of the rows (see memberValues.at): set for a
 	// read that keeps every case whole in Cases (no Options.Outline, no
 	// keep, no Options.Compact), which Bases reads again (see RowLoc.Sum).
@@ -83,6 +101,7 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 	p := &pipeline{
 		ordered: ordered, quit: make(chan struct{}),
 		pool: make(chan []byte, maxBlocks), tokens: make(chan struct{}, longBudget/blockSize),
+		spares: make(chan spare, maxBlocks+parseWorkers),
 	}
 	for range cap(p.tokens) {
 		p.tokens <- struct{}{}
@@ -104,8 +123,25 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 			}
 			rowsHint := 0 // rows of the last block, and some: blocks are alike
 			for b := range work {
-				b.rows = make([]parsedRow, 0, rowsHint)
+				var sp spare
+				select {
+				case sp = <-p.spares:
+				default:
+				}
+				if cap(sp.rows) < rowsHint {
+					sp.rows = make([]parsedRow, 0, rowsHint)
+				}
+				b.rows = sp.rows
+				if cfg.transient {
+					if cap(sp.cases) < rowsHint {
+						sp.cases = make([]Case, 0, rowsHint)
+					}
+					a.cases = sp.cases
+				}
 				b.parse(&sk, &a)
+				if cfg.transient {
+					b.cases, a.cases = a.cases[:0], nil
+				}
 				if b.long == 0 {
 					rowsHint = len(b.rows) + len(b.rows)/4
 				}
@@ -116,6 +152,16 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 		}()
 	}
 	return p
+}
+
+// done hands back what block b, merged, holds: nothing may touch its
+// rows after, nor, under parseConfig.transient, their cases.
+func (p *pipeline) done(b *block) {
+	select {
+	case p.spares <- spare{rows: b.rows[:0], cases: b.cases}:
+	default: // as many spares as blocks in flight: never so
+	}
+	b.rows, b.cases = nil, nil
 }
 
 // stop ends the pipeline early (or after the last block) and waits for
@@ -132,7 +178,7 @@ func (p *pipeline) free(buf []byte, tokens int) {
 		p.pool <- buf[:0] // never blocks: the pool holds every buffer of blockSize
 		return
 	}
-	unmapChunk(buf[:cap(buf)])
+	offheap.Unmap(buf[:cap(buf)])
 	p.give(tokens)
 }
 
@@ -172,6 +218,7 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block) {
 		default:
 			if made < maxBlocks {
 				buf = make([]byte, 0, blockSize)
+				offheap.Populate(buf[:blockSize]) // all of it is read into, many times
 				made++
 			} else {
 				select {
@@ -192,7 +239,11 @@ func (p *pipeline) read(src io.Reader, work, ordered chan<- *block) {
 					return
 				}
 			}
-			n, err := io.ReadFull(src, buf[len(buf):min(cap(buf), len(buf)+blockSize)])
+			into := buf[len(buf):min(cap(buf), len(buf)+blockSize)]
+			if long > 0 {
+				offheap.Populate(into) // a long line's buffer is mapped as it fills (see growLong)
+			}
+			n, err := io.ReadFull(src, into)
 			read := len(buf) // the bytes before hold no newline
 			buf = buf[:len(buf)+n]
 			switch {
@@ -238,19 +289,21 @@ func lastNewlineWords(b []byte) int {
 
 // growLong makes room in buf, full and without a newline, for the rest of
 // a line longer than a block: a buffer outside the heap of twice its size
-// (the pages past the line's end are never touched, so never resident),
+// (the pages past the line's end are never touched, so never resident:
+// the pages are mapped, by Populate, only as they are filled),
 // holding that many tokens of longBudget (all of them, at most), which it
 // waits for. It gives back buf (to the pool, or as free does) and tells
 // whether the pipeline goes on.
 func (p *pipeline) growLong(buf []byte, tokens int) (grown []byte, held int, ok bool) {
-	grown = mapChunk(2 * cap(buf))[:len(buf)]
+	grown = offheap.Map(2 * cap(buf))[:len(buf)]
+	offheap.Populate(grown)
 	copy(grown, buf)
 	p.free(buf, tokens)
 	for want := min(cap(grown)/blockSize, cap(p.tokens)); held < want; held++ {
 		select {
 		case <-p.tokens:
 		case <-p.quit:
-			unmapChunk(grown[:cap(grown)])
+			offheap.Unmap(grown[:cap(grown)])
 			p.give(held)
 			return nil, 0, false
 		}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"agentv-review/plugin/internal/clierr"
+	"agentv-review/plugin/internal/offheap"
 	"agentv-review/plugin/internal/safefile"
 )
 
@@ -66,22 +67,22 @@ func (t *tally) add(h uint64, key uint32, line int) {
 }
 
 // tallyRecords are a bucket's records, in a part: on the heap up to
-// minMapped bytes, then outside it, so the collector neither scans 1M
+// offheap.MinMapped bytes, then outside it, so the collector neither scans 1M
 // rows' 16 MB nor lets them double its goal. Whoever makes a tally frees
 // it.
-type tallyRecords struct{ p *part[tallyRecord] }
+type tallyRecords struct{ p *offheap.Part[tallyRecord] }
 
 func (rs *tallyRecords) add(r tallyRecord) {
 	if rs.p == nil {
-		rs.p = &part[tallyRecord]{}
+		rs.p = &offheap.Part[tallyRecord]{}
 	}
-	if s := rs.p.s; len(s) == cap(s) && (len(s)+1)*int(unsafe.Sizeof(r)) > minMapped {
-		p := newPart[tallyRecord](2 * len(s))
-		p.s = p.s[:copy(p.s, s)]
-		rs.p.free()
+	if s := rs.p.S; len(s) == cap(s) && (len(s)+1)*int(unsafe.Sizeof(r)) > offheap.MinMapped {
+		p := offheap.NewPart[tallyRecord](2 * len(s))
+		p.S = p.S[:copy(p.S, s)]
+		rs.p.Free()
 		rs.p = p
 	}
-	rs.p.s = append(rs.p.s, r)
+	rs.p.S = append(rs.p.S, r)
 }
 
 // records are the records added (read them only until free).
@@ -89,12 +90,12 @@ func (rs *tallyRecords) records() []tallyRecord {
 	if rs.p == nil {
 		return nil
 	}
-	return rs.p.s
+	return rs.p.S
 }
 
 // free gives the records back; nothing may touch them after.
 func (rs *tallyRecords) free() {
-	rs.p.free()
+	rs.p.Free()
 	rs.p = nil
 }
 

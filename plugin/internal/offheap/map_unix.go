@@ -1,12 +1,13 @@
 //go:build unix
 
-package run
+package offheap
 
 import "syscall"
 
-// mapChunk is n zeroed bytes outside the Go heap (an anonymous private
-// mapping), which the collector neither scans nor counts toward its goal.
-func mapChunk(n int) []byte {
+// Map is n zeroed bytes outside the Go heap (an anonymous private
+// mapping), which the collector neither scans nor counts toward its goal;
+// its pages are touched lazily (see Populate). Unmap gives them back.
+func Map(n int) []byte {
 	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]byte, n) // no mapping to be had: the heap will do
@@ -14,7 +15,7 @@ func mapChunk(n int) []byte {
 	return b
 }
 
-// unmapChunk gives back what mapChunk returned.
-func unmapChunk(b []byte) {
+// Unmap gives back what Map returned.
+func Unmap(b []byte) {
 	_ = syscall.Munmap(b) // EINVAL for a heap fallback (syscall knows its mappings), which the collector frees
 }
