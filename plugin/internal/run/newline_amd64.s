@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // NEWLINES puts 32 newlines in Y1.

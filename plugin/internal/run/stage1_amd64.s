@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // LANE puts in q, bs and ctl the masks of the quotes (X1 holds them), the

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package run
 
 import "golang.org/x/sys/cpu"

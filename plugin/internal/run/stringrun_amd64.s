@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // SPECIAL sets in m each byte of the 16 in x that is a quote (X1 holds
