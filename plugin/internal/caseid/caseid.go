@@ -72,12 +72,14 @@ type Cases interface {
 }
 
 // TestIDIndex is implemented by Cases that walk the cases of a test id
-// without making an iterator: a Matcher of such Cases allocates nothing
-// per match.
+// without making an iterator, each with its identity: a Matcher of such
+// Cases allocates nothing per match, nor asks ID for a copy of what it
+// only compares.
 type TestIDIndex interface {
-	// EachWithTestID calls yield with the index of each case with that
-	// test id, in order, until yield returns false.
-	EachWithTestID(testID string, yield func(int) bool)
+	// EachWithTestID calls yield with the index and the identity of
+	// each case with that test id, in order, until yield returns false.
+	// The identity's strings may be valid only during the call.
+	EachWithTestID(testID string, yield func(int, ID) bool)
 }
 
 // Parts says which parts of an ID a reference names (the test id always).
@@ -419,8 +421,8 @@ type Matcher struct {
 	cs    Cases
 	e     ID
 	m     matching
-	each  func(testID string, yield func(int) bool) // cs's walk of a test id's cases
-	yield func(int) bool                            // m.see, made once
+	each  func(testID string, yield func(int, ID) bool) // cs's walk of a test id's cases
+	yield func(int, ID) bool                            // m.see, made once
 }
 
 // NewMatcher returns a Matcher of the cases cs.
@@ -430,7 +432,13 @@ func NewMatcher(cs Cases) *Matcher {
 	if ix, ok := cs.(TestIDIndex); ok {
 		x.each = ix.EachWithTestID
 	} else {
-		x.each = func(testID string, yield func(int) bool) { cs.WithTestID(testID)(yield) }
+		x.each = func(testID string, yield func(int, ID) bool) {
+			for j := range cs.WithTestID(testID) {
+				if !yield(j, cs.ID(j)) {
+					return
+				}
+			}
+		}
 	}
 	return x
 }
@@ -448,8 +456,8 @@ func (x *Matcher) Match(e ID) (i int, candidates []int) {
 	return -1, x.m.more
 }
 
-func (x *Matcher) see(j int) bool {
-	x.m.try(x.e, x.cs.ID(j), j)
+func (x *Matcher) see(j int, c ID) bool {
+	x.m.try(x.e, c, j)
 	return true
 }
 

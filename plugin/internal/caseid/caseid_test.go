@@ -27,9 +27,9 @@ func (l list) WithTestID(t string) iter.Seq[int] {
 // walked is list as a TestIDIndex.
 type walked struct{ list }
 
-func (w walked) EachWithTestID(t string, yield func(int) bool) {
+func (w walked) EachWithTestID(t string, yield func(int, ID) bool) {
 	for i, id := range w.list {
-		if id.TestID == t && !yield(i) {
+		if id.TestID == t && !yield(i, id) {
 			return
 		}
 	}

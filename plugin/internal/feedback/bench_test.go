@@ -139,9 +139,9 @@ type indexedIDs struct {
 func (l indexedIDs) WithTestID(t string) iter.Seq[int] { return slices.Values(l.byTestID[t]) }
 
 // EachWithTestID makes indexedIDs a caseid.TestIDIndex, as a run's cases are.
-func (l indexedIDs) EachWithTestID(t string, yield func(int) bool) {
+func (l indexedIDs) EachWithTestID(t string, yield func(int, caseid.ID) bool) {
 	for _, i := range l.byTestID[t] {
-		if !yield(i) {
+		if !yield(i, l.ID(i)) {
 			return
 		}
 	}

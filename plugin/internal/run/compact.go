@@ -265,6 +265,15 @@ func (r *Run) slots() int {
 	return len(r.Cases)
 }
 
+// slotID is the identity of slot i of the test_id index, whose test id
+// is testID.
+func (r *Run) slotID(i int32, testID string) caseid.ID {
+	if cc := r.compact; cc != nil {
+		return cc.idNamed(cc.packed.get(int(i)).shape, testID)
+	}
+	return r.Cases[i].ID()
+}
+
 // slotTestID is the test id of slot i of the test_id index, which only
 // hashes and compares it: under Options.Compact a view of the store (see
 // idStore.view), valid while r is.

@@ -76,16 +76,21 @@ func (r *Run) At(i int) *Case {
 
 // WithTestID yields the indexes of the cases with that test id, in run order.
 func (c caseIDs) WithTestID(id string) iter.Seq[int] {
-	return func(yield func(int) bool) { c.EachWithTestID(id, yield) }
+	return func(yield func(int) bool) {
+		c.EachWithTestID(id, func(i int, _ caseid.ID) bool { return yield(i) })
+	}
 }
 
-// EachWithTestID calls yield with the index of each case with that test
-// id, in run order, until it returns false (caseid.TestIDIndex: a Matcher
-// of the run's cases allocates nothing per match).
-func (c caseIDs) EachWithTestID(id string, yield func(int) bool) {
-	i := c.r.ids.first(id, c.r.slotTestID)
-	for i >= 0 && yield(c.r.position(i)) {
-		i = c.r.ids.next[i]
+// EachWithTestID calls yield with the index and identity of each case
+// with that test id, in run order, until it returns false
+// (caseid.TestIDIndex: a Matcher of the run's cases allocates nothing
+// per match). The identity's test id is id itself.
+func (c caseIDs) EachWithTestID(id string, yield func(int, caseid.ID) bool) {
+	r := c.r
+	for i := r.ids.first(id, r.slotTestID); i >= 0; i = r.ids.next[i] {
+		if !yield(r.position(i), r.slotID(i, id)) {
+			return
+		}
 	}
 }
 
