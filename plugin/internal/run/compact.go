@@ -36,6 +36,10 @@ type compactCases struct {
 
 	shapes  []Case // a case of each shape, with no test id, score or position
 	shapeOf map[shapeKey]uint32
+	// recent holds shapes found last, by shapeSlot: hashing a shapeKey's
+	// five strings for the map costs more than comparing them with one
+	// found before, interned by the same worker (the same bytes).
+	recent *[64]shapeHit
 
 	// Until finished: the cases of each test id, to deduplicate rows and
 	// to name the cases.
@@ -64,8 +68,26 @@ type shapeKey struct {
 	nGraders, nSamples                    int
 }
 
+// shapeHit is a shape found, with its index.
+type shapeHit struct {
+	key shapeKey
+	k   uint32
+	ok  bool
+}
+
+// shapeSlot is where recent holds sh: a mix of where its strings and
+// outlines lie, which a worker's interner keeps the same for the same
+// text.
+func shapeSlot(sh *shapeKey) int {
+	h := uintptr(unsafe.Pointer(sh.graders)) ^ uintptr(unsafe.Pointer(sh.samples))<<1
+	for _, p := range [...]string{sh.suite, sh.target, sh.variant, sh.status, sh.stage, string(sh.outcome)} {
+		h = (h ^ uintptr(unsafe.Pointer(unsafe.StringData(p)))) * 0x9E3779B97F4A7C15
+	}
+	return int(h >> (bits.UintSize - 6))
+}
+
 func newCompactCases() *compactCases {
-	return &compactCases{shapeOf: map[shapeKey]uint32{}, evals: map[uint32]uint64{}}
+	return &compactCases{shapeOf: map[shapeKey]uint32{}, evals: map[uint32]uint64{}, recent: new([64]shapeHit)}
 }
 
 // add adds the row at line whose case is c and whose eval_path hashes to
@@ -124,6 +146,10 @@ func (cc *compactCases) shape(c *Case) uint32 {
 	if len(c.Samples) > 0 {
 		sh.samples = &c.Samples[0]
 	}
+	hit := &cc.recent[shapeSlot(&sh)]
+	if hit.ok && hit.key == sh {
+		return hit.k
+	}
 	k, ok := cc.shapeOf[sh]
 	if !ok {
 		k = uint32(len(cc.shapes))
@@ -133,6 +159,7 @@ func (cc *compactCases) shape(c *Case) uint32 {
 		})
 		cc.shapeOf[sh] = k
 	}
+	*hit = shapeHit{key: sh, k: k, ok: true}
 	return k
 }
 
@@ -176,7 +203,7 @@ func (cc *compactCases) finish() *[3]int {
 	cc.firstEval.Free()
 	cc.last.Free()
 	cc.next.Free()
-	cc.evals, cc.shapeOf, cc.scores.of = nil, nil, nil
+	cc.evals, cc.shapeOf, cc.recent, cc.scores.of = nil, nil, nil, nil
 	cc.ids.finish()
 	cc.packed = packCases(&cc.cases)
 	cc.cases.Free()
@@ -442,6 +469,7 @@ func (s *idStore) slot(id string) int {
 func (s *idStore) grow() {
 	old := s.table
 	s.table = offheap.NewPart[uint32](2 * len(s.table.S))
+	s.table.Populate(0, len(s.table.S)) // a third of it is written at once, at random
 	for i := range s.at.Len() {
 		s.table.S[s.slot(s.view(uint32(i)))] = uint32(i) + 1
 	}

@@ -33,7 +33,6 @@ func (r *Run) readManifest(file, rel string) error {
 		defer t.free() // on every path: its records are outside the heap
 	}
 	cfg.spans = !cfg.outline && cfg.keep == nil && cc == nil
-	cfg.transient = cc != nil // the merge copies what it keeps (compactCases.add)
 	r.spans = nil
 	p := startPipeline(f, cfg)
 	defer p.stop()
@@ -107,7 +106,6 @@ blocks:
 				owner.last[row.dir] = int32(i)
 			}
 		}
-		p.done(b)
 		if re := b.err; re != nil {
 			n := base + b.errLine
 			if re.syntax && !b.errNewline {

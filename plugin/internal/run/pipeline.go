@@ -43,7 +43,6 @@ type block struct {
 	readErr error // reading failed here; buf is empty
 
 	rows       []parsedRow // in line order; Loc.Line and Loc.Offset of their cases are relative to the block until the merge adds its position
-	cases      []Case      // under parseConfig.transient, the storage of its rows' cases (see spare)
 	lines      int         // lines in buf
 	err        *rowError   // parsing stopped at this row
 	errLine    int         // its line number within the block, 1-based
@@ -57,18 +56,6 @@ type pipeline struct {
 
 	pool   chan []byte   // the buffers of blockSize not in flight
 	tokens chan struct{} // longBudget in blockSize units, less what long lines' buffers hold
-	spares chan spare    // what merged blocks held, for the workers to fill again (see done)
-}
-
-// spare is the memory a block's parse fills that outlives the parse
-// until the merge: its rows and, when the merge drops them
-// (parseConfig.transient), its cases. Handed back and filled again, it
-// is touched once, not once per block: on the virtual machines this is
-// measured on, a page touched the first time costs as much as parsing
-// a few kilobytes of a row.
-type spare struct {
-	rows  []parsedRow
-	cases []Case
 }
 
 // parseConfig is how the workers parse rows: with outline, cases keep
@@ -84,9 +71,6 @@ type parseConfig struct {
 	keptOnly bool
 	tallied  bool
 	tally    tallySeeds
-	// transient: the merge keeps none of a row's Case but what it copies
-	// (a compact read), so the cases of a merged block are filled again.
-	transient bool
 	// spans records the spans of the rows (see memberValues.at): set for a
 	// read that keeps every case whole in Cases (no Options.Outline, no
 	// keep, no Options.Compact), which Bases reads again (see RowLoc.Sum).
@@ -101,7 +85,6 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 	p := &pipeline{
 		ordered: ordered, quit: make(chan struct{}),
 		pool: make(chan []byte, maxBlocks), tokens: make(chan struct{}, longBudget/blockSize),
-		spares: make(chan spare, maxBlocks+parseWorkers),
 	}
 	for range cap(p.tokens) {
 		p.tokens <- struct{}{}
@@ -123,25 +106,8 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 			}
 			rowsHint := 0 // rows of the last block, and some: blocks are alike
 			for b := range work {
-				var sp spare
-				select {
-				case sp = <-p.spares:
-				default:
-				}
-				if cap(sp.rows) < rowsHint {
-					sp.rows = make([]parsedRow, 0, rowsHint)
-				}
-				b.rows = sp.rows
-				if cfg.transient {
-					if cap(sp.cases) < rowsHint {
-						sp.cases = make([]Case, 0, rowsHint)
-					}
-					a.cases = sp.cases
-				}
+				b.rows = make([]parsedRow, 0, rowsHint)
 				b.parse(&sk, &a)
-				if cfg.transient {
-					b.cases, a.cases = a.cases[:0], nil
-				}
 				if b.long == 0 {
 					rowsHint = len(b.rows) + len(b.rows)/4
 				}
@@ -152,16 +118,6 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 		}()
 	}
 	return p
-}
-
-// done hands back what block b, merged, holds: nothing may touch its
-// rows after, nor, under parseConfig.transient, their cases.
-func (p *pipeline) done(b *block) {
-	select {
-	case p.spares <- spare{rows: b.rows[:0], cases: b.cases}:
-	default: // as many spares as blocks in flight: never so
-	}
-	b.rows, b.cases = nil, nil
 }
 
 // stop ends the pipeline early (or after the last block) and waits for

@@ -78,6 +78,7 @@ func (rs *tallyRecords) add(r tallyRecord) {
 	}
 	if s := rs.p.S; len(s) == cap(s) && (len(s)+1)*int(unsafe.Sizeof(r)) > offheap.MinMapped {
 		p := offheap.NewPart[tallyRecord](2 * len(s))
+		p.Populate(0, len(s)) // the half about to be copied into
 		p.S = p.S[:copy(p.S, s)]
 		rs.p.Free()
 		rs.p = p
