@@ -79,11 +79,11 @@ type shapeHit struct {
 // outlines lie, which a worker's interner keeps the same for the same
 // text.
 func shapeSlot(sh *shapeKey) int {
-	h := uintptr(unsafe.Pointer(sh.graders)) ^ uintptr(unsafe.Pointer(sh.samples))<<1
+	h := uint64(uintptr(unsafe.Pointer(sh.graders))) ^ uint64(uintptr(unsafe.Pointer(sh.samples)))<<1
 	for _, p := range [...]string{sh.suite, sh.target, sh.variant, sh.status, sh.stage, string(sh.outcome)} {
-		h = (h ^ uintptr(unsafe.Pointer(unsafe.StringData(p)))) * 0x9E3779B97F4A7C15
+		h = (h ^ uint64(uintptr(unsafe.Pointer(unsafe.StringData(p))))) * 0x9E3779B97F4A7C15
 	}
-	return int(h >> (bits.UintSize - 6))
+	return int(h >> 58)
 }
 
 func newCompactCases() *compactCases {
