@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
+
+	"agentv-review/plugin/internal/offheap"
 )
 
 // Stage 1, as simdjson calls it: before a row is parsed, one pass over
@@ -45,6 +48,11 @@ func stage(line []byte, blocks []stageBlock, loose bool) []stageBlock {
 	n := len(line)/64 + 1
 	if cap(blocks) < n {
 		blocks = make([]stageBlock, n, n+n/4)
+		if size := n * int(unsafe.Sizeof(blocks[0])); size >= offheap.MinMapped {
+			// A long line's masks, megabytes new each time (skimmer.begin
+			// drops them): mapped at once, not a fault a page (see offheap).
+			offheap.Populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(blocks))), size))
+		}
 	}
 	blocks = blocks[:n]
 	whole := len(line) / 64
