@@ -54,8 +54,8 @@ func NewPart[T any](n int) *Part[T] {
 // Populate maps the pages of values [lo, hi) at once (see the package
 // comment): for values about to be written, all of them.
 func (p *Part[T]) Populate(lo, hi int) {
-	if all := p.S[:cap(p.S)]; p.mapped != nil && lo < hi {
-		Populate(unsafe.Slice((*byte)(unsafe.Pointer(&all[lo])), (hi-lo)*int(unsafe.Sizeof(all[0]))))
+	if p.mapped != nil {
+		Populate(p.S[lo:hi])
 	}
 }
 
@@ -92,7 +92,8 @@ func hasPointers(t reflect.Type) bool {
 // of ChunkLen elements: the first grows on the heap up to MinMapped
 // bytes (a small array stays small and maps nothing), then moves to a
 // part outside it (NewPart), as the others are, so growing copies at
-// most MinMapped bytes and touches no page twice. Get and Set keep a chunk's
+// most MinMapped bytes; a mapped chunk's pages are mapped a step ahead
+// of the values (Populate). Get and Set keep a chunk's
 // handle alive while they touch it; a pointer At returns is valid while
 // the Chunked is reachable.
 type Chunked[T any] struct {
@@ -108,30 +109,29 @@ const (
 
 // Add appends v.
 func (c *Chunked[T]) Add(v T) {
-	if c.n < ChunkLen { // the first chunk grows on the heap, then moves out whole
-		if c.n == 0 {
-			c.chunks = append(c.chunks, &Part[T]{})
-		}
-		first := c.chunks[0]
-		if s := first.S; len(s) == cap(s) && first.mapped == nil && (len(s)+1)*int(unsafe.Sizeof(v)) > MinMapped {
+	i := c.n & (ChunkLen - 1)
+	switch {
+	case c.n == 0:
+		c.chunks = append(c.chunks, &Part[T]{})
+	case c.n < ChunkLen: // the first chunk grows on the heap, then moves out whole
+		if s := c.chunks[0].S; len(s) == cap(s) && c.chunks[0].mapped == nil && (len(s)+1)*int(unsafe.Sizeof(v)) > MinMapped {
 			p := NewPart[T](ChunkLen)
-			p.Populate(0, min((len(s)/populateStep+1)*populateStep, ChunkLen))
 			p.S = p.S[:copy(p.S, s)]
 			c.chunks[0] = p
 		}
-		c.chunks[0].S = append(c.chunks[0].S, v)
+	case i == 0:
+		c.chunks = append(c.chunks, NewPart[T](ChunkLen))
+	}
+	last := c.chunks[len(c.chunks)-1]
+	if i%populateStep == 0 { // the next values' pages, as the chunk fills
+		last.Populate(i, i+populateStep)
+	}
+	if c.n < ChunkLen {
+		last.S = append(last.S, v)
 	} else {
-		if c.n&(ChunkLen-1) == 0 {
-			p := NewPart[T](ChunkLen)
-			p.Populate(0, populateStep)
-			c.chunks = append(c.chunks, p)
-		}
-		c.Set(c.n, v)
+		last.S[i] = v
 	}
 	c.n++
-	if i := c.n & (ChunkLen - 1); i != 0 && i&(populateStep-1) == 0 { // the next values' pages, as the chunk fills
-		c.chunks[len(c.chunks)-1].Populate(i, i+populateStep)
-	}
 }
 
 // populateStep is how many values of a chunk Add maps at once: pages

@@ -48,10 +48,10 @@ func stage(line []byte, blocks []stageBlock, loose bool) []stageBlock {
 	n := len(line)/64 + 1
 	if cap(blocks) < n {
 		blocks = make([]stageBlock, n, n+n/4)
-		if size := n * int(unsafe.Sizeof(blocks[0])); size >= offheap.MinMapped {
+		if n*int(unsafe.Sizeof(blocks[0])) >= offheap.MinMapped {
 			// A long line's masks, megabytes new each time (skimmer.begin
 			// drops them): mapped at once, not a fault a page (see offheap).
-			offheap.Populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(blocks))), size))
+			offheap.Populate(blocks)
 		}
 	}
 	blocks = blocks[:n]
