@@ -270,20 +270,16 @@ func Short(cs Cases, i int) string { return ShortestOf(cs, i).Ref(cs.ID(i), i) }
 // ShortestOf is which parts the shortest reference to case i names.
 func ShortestOf(cs Cases, i int) Shortest {
 	// taken bit k: another case has the parts shortParts[k] names. One
-	// pass over the test id's cases, collecting none of them. id and
-	// taken are one struct so the loop body (a closure under
-	// range-over-func) captures one allocation.
-	var s struct {
-		id    ID
-		taken uint8
-	}
-	s.id = cs.ID(i)
-	for j := range cs.WithTestID(s.id.TestID) {
+	// pass over the test id's cases, collecting none of them.
+	id := cs.ID(i)
+	var taken uint8
+	walker(cs)(id.TestID, func(j int, o ID) bool {
 		if j != i {
-			s.taken |= clashes(s.id, cs.ID(j))
+			taken |= clashes(id, o)
 		}
-	}
-	return shortestOf(s.taken)
+		return true
+	})
+	return shortestOf(taken)
 }
 
 // clashes has bit k set when o has the parts of id that shortParts[k]
@@ -427,20 +423,24 @@ type Matcher struct {
 
 // NewMatcher returns a Matcher of the cases cs.
 func NewMatcher(cs Cases) *Matcher {
-	x := &Matcher{cs: cs}
+	x := &Matcher{cs: cs, each: walker(cs)}
 	x.yield = x.see
+	return x
+}
+
+// walker is cs's walk of a test id's cases with their identities: its
+// own when cs is a TestIDIndex, else WithTestID and ID.
+func walker(cs Cases) func(testID string, yield func(int, ID) bool) {
 	if ix, ok := cs.(TestIDIndex); ok {
-		x.each = ix.EachWithTestID
-	} else {
-		x.each = func(testID string, yield func(int, ID) bool) {
-			for j := range cs.WithTestID(testID) {
-				if !yield(j, cs.ID(j)) {
-					return
-				}
+		return ix.EachWithTestID
+	}
+	return func(testID string, yield func(int, ID) bool) {
+		for j := range cs.WithTestID(testID) {
+			if !yield(j, cs.ID(j)) {
+				return
 			}
 		}
 	}
-	return x
 }
 
 // Match is Match(cs, e).
