@@ -53,35 +53,26 @@ func openStateWith(s *Streams, target, out string, opts run.Options, keep func(*
 	if keep != nil {
 		kept = keep(st)
 	}
-	var ahead *feedback.ViewAhead
-	if _, err := os.Lstat(st.paths.Feedback); opts.Outline && !errors.Is(err, fs.ErrNotExist) {
-		// The feedback file is decoded while the manifest is read: only
-		// binding its entries to the cases waits for the read.
-		ahead = feedback.StartView(st.paths.Feedback)
+	if _, err := os.Lstat(st.paths.Feedback); opts.Outline && err == nil {
+		st.run.KeepIndex() // its entries are bound to the cases (loadView)
 	}
 	if err := st.read(s, kept); err != nil {
-		if ahead != nil {
-			ahead.Stop()
-		}
 		return nil, err
 	}
 	if opts.Outline {
-		return st, st.loadView(s, ahead)
+		return st, st.loadView(s)
 	}
 	return st, st.loadReview(s)
 }
 
 // loadView is loadReview for status and list: the feedback file is read as
-// a feedback.View, ahead (nil: none was started, the file was missing). A
-// legacy-shaped file is read by loadReview.
-func (st *runState) loadView(s *Streams, ahead *feedback.ViewAhead) error {
-	if _, err := os.Lstat(st.paths.Feedback); ahead == nil || errors.Is(err, fs.ErrNotExist) {
-		if ahead != nil {
-			ahead.Stop()
-		}
+// a feedback.View, its entries bound to the cases as they are decoded. A
+// missing or legacy-shaped file is read by loadReview.
+func (st *runState) loadView(s *Streams) error {
+	if _, err := os.Lstat(st.paths.Feedback); errors.Is(err, fs.ErrNotExist) {
 		return st.loadReview(s)
 	}
-	v, err := ahead.View(st.run.ID, st.run.CaseIDs())
+	v, err := feedback.LoadView(st.paths.Feedback, st.run.ID, st.run.CaseIDs())
 	if _, legacy := errors.AsType[*feedback.LegacyError](err); legacy {
 		return st.loadReview(s)
 	}

@@ -5,9 +5,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
-	"unsafe"
+	"strings"
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/offheap"
@@ -243,96 +241,25 @@ type viewGrader struct {
 // LoadView reads a feedback file as Load does and binds its entries to
 // the cases cs of run runID, keeping only what tells each case's review
 // state. A file of another run binds no entry (its verdicts are not this
-// run's), as runState does with Bind.
+// run's), as runState does with Bind. A file of more than minSplit bytes
+// is decoded in about GOMAXPROCS segments on as many cores (see split),
+// each entry bound to its case as it is read: only what decides its state
+// is kept, never its identity.
 func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
-	return readView(path, runtime.GOMAXPROCS(0), nil).view(runID, cs)
-}
-
-// ViewAhead is a feedback file being read for a View before the run's
-// cases are known (StartView): the entries are decoded, each with its
-// identity, while the run's manifest is read, and bound to the cases
-// after (View).
-type ViewAhead struct {
-	done chan struct{}
-	stop atomic.Bool
-	read *viewRead
-}
-
-// StartView starts reading the feedback file at path for a View, on
-// other goroutines. Either View or Stop must be called once.
-func StartView(path string) *ViewAhead {
-	a := &ViewAhead{done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		a.read = readView(path, runtime.GOMAXPROCS(0), &a.stop)
-	}()
-	return a
-}
-
-// View is LoadView of the file StartView reads: it waits for the read
-// to end and binds its entries to the cases cs of run runID.
-func (a *ViewAhead) View(runID string, cs caseid.Cases) (*View, error) {
-	<-a.done
-	return a.read.view(runID, cs)
-}
-
-// Stop abandons the read and waits for it to end.
-func (a *ViewAhead) Stop() {
-	a.stop.Store(true)
-	<-a.done
-}
-
-// viewRead is a feedback file decoded for a View, its entries not yet
-// bound to a run's cases: file and parts (in file order) when the light
-// pass accepted it.
-type viewRead struct {
-	path  string
-	file  *File
-	parts []*viewPart
-	ok    bool
-}
-
-// readView decodes the file at path for a View, a file of more than
-// minSplit bytes in about parts segments on as many cores (see split).
-// Set, stop makes the decode give up at its next entry.
-func readView(path string, parts int, stop *atomic.Bool) *viewRead {
-	vr := &viewRead{path: path}
-	root, err := lightSchema()
-	if err != nil {
-		return vr
-	}
-	r, err := safefile.Beside(path) // as Load: no FIFO, no symlink out of the folder
-	if err != nil {
-		return vr
-	}
-	defer r.Close()
-	fi, err := r.Stat()
-	if err != nil {
-		return vr
-	}
-	var starts []int64
-	if fi.Size() >= minSplit {
-		starts = guessStarts(r, fi.Size(), parts)
-	}
-	vr.file, vr.parts, _, vr.ok = decodeParts(r, fi.Size(), root, starts, stop)
-	return vr
-}
-
-// view binds the entries read to the cases cs of run runID. A file the
-// light pass rejected (or that repeats an identity: Validate's duplicate
-// rule, told by a hash of each identity, so a collision only sends the
-// file to the full validator) is read by Load, which explains why, or
-// reads the rare valid file the light pass leaves to the full validator.
-func (vr *viewRead) view(runID string, cs caseid.Cases) (*View, error) {
 	v := newView(cs)
-	f := vr.file
-	if !vr.ok || !v.bind(vr.parts) {
-		full, err := Load(vr.path)
+	f, parts, ok := readView(path, runtime.GOMAXPROCS(0), cs)
+	if !ok || !v.bind(parts) {
+		// A file the light pass rejected (or that repeats an identity:
+		// Validate's duplicate rule, told by a hash of each identity, so a
+		// collision only sends the file to the full validator) is read by
+		// Load, which explains why, or reads the rare valid file the light
+		// pass leaves to the full validator.
+		full, err := Load(path)
 		if err != nil {
 			return nil, err
 		}
 		v = newView(cs)
-		p := newPart(maphash.MakeSeed())
+		p := newPart(maphash.MakeSeed(), cs)
 		for i := range full.PerCase {
 			p.add(draftOf(&full.PerCase[i]))
 		}
@@ -346,6 +273,31 @@ func (vr *viewRead) view(runID string, cs caseid.Cases) (*View, error) {
 	return v, nil
 }
 
+// readView decodes the file at path for a View, its entries bound to the
+// cases cs: the top-level fields, and the parts in file order; ok when
+// the light pass accepted it.
+func readView(path string, parts int, cs caseid.Cases) (f *File, ps []*viewPart, ok bool) {
+	root, err := lightSchema()
+	if err != nil {
+		return nil, nil, false
+	}
+	r, err := safefile.Beside(path) // as Load: no FIFO, no symlink out of the folder
+	if err != nil {
+		return nil, nil, false
+	}
+	defer r.Close()
+	fi, err := r.Stat()
+	if err != nil {
+		return nil, nil, false
+	}
+	var starts []int64
+	if fi.Size() >= minSplit {
+		starts = guessStarts(r, fi.Size(), parts)
+	}
+	f, ps, _, ok = decodeParts(r, fi.Size(), root, starts, cs)
+	return f, ps, ok
+}
+
 func newView(cs caseid.Cases) *View {
 	v := &View{cases: cs, byCase: make([]int32, cs.Len())}
 	for i := range v.byCase {
@@ -355,17 +307,17 @@ func newView(cs caseid.Cases) *View {
 }
 
 // decodeParts reads the document of ra's size bytes, per_case in segments
-// from starts (see split), into parts in file order; used is how many
-// segments counted. Set, stop rejects the document at the next entry.
-func decodeParts(ra io.ReaderAt, size int64, root *node, starts []int64, stop *atomic.Bool) (f *File, parts []*viewPart, used int, ok bool) {
+// from starts (see split), into parts in file order, each entry bound to
+// its case of cs; used is how many segments counted.
+func decodeParts(ra io.ReaderAt, size int64, root *node, starts []int64, cs caseid.Cases) (f *File, parts []*viewPart, used int, ok bool) {
 	seed := maphash.MakeSeed()
 	ps := make([]*viewPart, len(starts)+1)
 	for i := range ps {
-		ps[i] = newPart(seed)
+		ps[i] = newPart(seed, cs)
 	}
 	each := func(part int, e *draft) bool {
 		ps[part].add(e)
-		return stop == nil || !stop.Load()
+		return true
 	}
 	var sp *split
 	if arr := root.resolve().properties["per_case"].schema.resolve(); len(starts) > 0 && arr != nil && !arr.unique {
@@ -387,16 +339,9 @@ func decodeParts(ra io.ReaderAt, size int64, root *node, starts []int64, stop *a
 	return f, parts, len(chain) - 1, true
 }
 
-// bind binds the entries of ps, the parts of a file in order, to v's
-// cases, each part on its own core, and merges them into v; false when
-// two entries share their identity.
+// bind merges ps, the parts of a file in order, their entries bound,
+// into v; false when two entries share their identity.
 func (v *View) bind(ps []*viewPart) bool {
-	var wg sync.WaitGroup
-	for _, p := range ps[1:] {
-		wg.Go(func() { p.bind(v.cases) })
-	}
-	ps[0].bind(v.cases)
-	wg.Wait()
 	for _, p := range ps {
 		v.merge(p)
 	}
@@ -438,9 +383,9 @@ func repeats(ps []*viewPart) bool {
 }
 
 // viewPart is the entries of a stretch of per_case, in file order, each
-// with its identity until it is matched to its case or found a stray
-// (bind), to be merged into the View in the order of the stretches. A part
-// has its own names, so parts are filled and bound on several cores.
+// bound to its case of cases (or found a stray) as it is added, to be
+// merged into the View in the order of the stretches. A part has its own
+// names and Matcher, so parts are filled on several cores.
 type viewPart struct {
 	entries              offheap.Chunked[viewEntry]
 	graders              offheap.Chunked[viewGrader]
@@ -448,58 +393,30 @@ type viewPart struct {
 	unmatched, ambiguous Strays
 	seed                 maphash.Seed
 	ids                  offheap.Chunked[uint64] // hashes of the identities of the entries with a test_id
-	// The identity of each entry, until bound: its test id in text, the
-	// other parts in names.
-	idents offheap.Chunked[ident]
-	text   textStore
+	cases                caseid.Cases
+	match                *caseid.Matcher
 }
 
-// ident is an entry's identity as a part holds it until it is bound.
-type ident struct {
-	testID                          textRef
-	suite, target, variant, evalPth uint32 // in names
+func newPart(seed maphash.Seed, cs caseid.Cases) *viewPart {
+	return &viewPart{seed: seed, cases: cs, match: caseid.NewMatcher(cs)}
 }
 
-// textStore holds strings in blocks of bytes the collector need not scan,
-// so that the test ids of 100k entries are not 100k objects. A block is
-// only appended to: a string in it never changes.
-type textStore struct{ blocks [][]byte }
-
-// textRef is a string in textStore.
-type textRef struct{ block, off, n uint32 }
-
-const textBlock = 64 << 10
-
-func (t *textStore) add(s string) textRef {
-	last := len(t.blocks) - 1
-	if last < 0 || len(t.blocks[last])+len(s) > cap(t.blocks[last]) {
-		t.blocks = append(t.blocks, make([]byte, 0, max(textBlock, len(s))))
-		last++
-	}
-	b := &t.blocks[last]
-	r := textRef{uint32(last), uint32(len(*b)), uint32(len(s))}
-	*b = append(*b, s...)
-	return r
-}
-
-// at is the string r refers to, valid while t holds it.
-func (t *textStore) at(r textRef) string {
-	return unsafe.String(unsafe.SliceData(t.blocks[r.block][r.off:]), r.n)
-}
-
-func newPart(seed maphash.Seed) *viewPart {
-	return &viewPart{seed: seed}
-}
-
-// add keeps entry e and its identity, to be bound to its case later.
+// add keeps entry e, bound to its case as Bind binds it, or counts it a
+// stray.
 func (p *viewPart) add(e *draft) {
 	id := e.id
 	if id.TestID != "" {
 		p.ids.Add(maphash.Comparable(p.seed, id))
 	}
-	p.idents.Add(ident{testID: p.text.add(id.TestID), suite: p.names.id(id.Suite), target: p.names.id(id.Target),
-		variant: p.names.id(id.Variant), evalPth: p.names.id(id.EvalPath)})
 	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), caseIndex: -1}
+	switch i, candidates := p.match.Match(id); {
+	case len(candidates) > 1:
+		p.ambiguous.add(id)
+	case i < 0:
+		p.unmatched.add(id)
+	default:
+		ve.caseIndex, ve.exactness = int32(i), uint8(exactness(id, p.cases, i))
+	}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
 		ve.graders, ve.nGraders = uint32(p.graders.Len()), uint32(len(e.graders))
@@ -508,30 +425,6 @@ func (p *viewPart) add(e *draft) {
 		}
 	}
 	p.entries.Add(ve)
-}
-
-// bind matches each entry of p to its case of cs as Bind does, or counts
-// it a stray, and frees the identities (the first stray's test id keeps
-// its block of text, which is never written again).
-func (p *viewPart) bind(cs caseid.Cases) {
-	match := caseid.NewMatcher(cs)
-	for k := range p.entries.Len() {
-		in := p.idents.At(k)
-		id := caseid.ID{TestID: p.text.at(in.testID), Suite: p.names.list[in.suite], Target: p.names.list[in.target],
-			Variant: p.names.list[in.variant], EvalPath: p.names.list[in.evalPth]}
-		i, candidates := match.Match(id)
-		switch {
-		case len(candidates) > 1:
-			p.ambiguous.add(id)
-		case i < 0:
-			p.unmatched.add(id)
-		default:
-			ve := p.entries.At(k)
-			ve.caseIndex, ve.exactness = int32(i), uint8(exactness(id, cs, i))
-		}
-	}
-	p.idents.Free()
-	p.text = textStore{}
 }
 
 // merge binds the entries of p, the part that follows those merged so
@@ -582,9 +475,12 @@ func (v *View) entry(g int32) (*viewEntry, *viewPart) {
 	return p.entries.At(int(g) - v.bases[j]), p
 }
 
+// add counts id, whose strings may be the decoder's: the first is
+// copied.
 func (s *Strays) add(id caseid.ID) {
 	if s.Count == 0 {
-		s.First = id
+		s.First = caseid.ID{EvalPath: strings.Clone(id.EvalPath), Suite: strings.Clone(id.Suite), TestID: strings.Clone(id.TestID),
+			Target: strings.Clone(id.Target), Variant: strings.Clone(id.Variant)}
 	}
 	s.Count++
 }

@@ -55,7 +55,7 @@ func splitDocs(t *testing.T) map[string][]byte {
 func decodeWith(t *testing.T, data []byte, starts []int64) (v *View, used int, ok bool) {
 	t.Helper()
 	v = newView(viewRun)
-	f, parts, used, ok := decodeParts(bytes.NewReader(data), int64(len(data)), mustLight(t), starts, nil)
+	f, parts, used, ok := decodeParts(bytes.NewReader(data), int64(len(data)), mustLight(t), starts, viewRun)
 	if !ok || !v.bind(parts) {
 		return v, used, false
 	}

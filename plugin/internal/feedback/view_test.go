@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"agentv-review/plugin/internal/caseid"
@@ -36,11 +35,6 @@ func checkViewMatchesBind(t *testing.T, data []byte, runID string) {
 	v, verr := LoadView(path, runID, viewRun)
 	if (ferr == nil) != (verr == nil) || ferr != nil && ferr.Error() != verr.Error() {
 		t.Fatalf("Load error %v, LoadView error %v", ferr, verr)
-	}
-	// Read ahead (StartView), the view is LoadView's.
-	av, aerr := StartView(path).View(runID, viewRun)
-	if (aerr == nil) != (verr == nil) || aerr != nil && aerr.Error() != verr.Error() || verr == nil && !reflect.DeepEqual(viewOf(av), viewOf(v)) {
-		t.Fatalf("StartView: %v %v, LoadView: %v %v", aerr, viewOf(av), verr, viewOf(v))
 	}
 	if ferr != nil {
 		return
@@ -168,36 +162,27 @@ func FuzzViewMatchesBind(f *testing.F) {
 	})
 }
 
-// A read stopped before it begins gives up; reads ahead stopped at any
-// point of the file end without binding anything; a new one of the same
-// file reads it whole.
-func TestViewAheadStop(t *testing.T) {
+// An entry is bound as it is decoded, in the decoder's buffers, which
+// the next entries overwrite: the first stray keeps its own identity.
+func TestStrayKeepsItsIdentity(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"run_id":"r","reviewer":"ann","timestamp":"2026-11-30T10:00:00Z","per_case":[`)
 	for i := range 40000 {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		fmt.Fprintf(&b, `{"test_id":"s%d","verdict":"flaky","automated":{"score":0.5,"outcome":"failed"}}`, i)
+		fmt.Fprintf(&b, `{"test_id":"s%d","suite":"x%d","target":"t%d","verdict":"flaky","automated":{"score":0.5,"outcome":"failed"}}`, i, i, i)
 	}
 	b.WriteString("]}")
 	path := filepath.Join(t.TempDir(), "feedback.json")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stopped atomic.Bool
-	stopped.Store(true)
-	if vr := readView(path, 2, &stopped); vr.ok {
-		t.Fatal("a read stopped before it began decoded the whole file")
-	}
-	for range 20 {
-		StartView(path).Stop()
-	}
-	v, err := StartView(path).View("r", viewRun)
+	v, err := LoadView(path, "r", viewRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Strays{Count: 40000, First: caseid.ID{TestID: "s0"}}); v.Unmatched != want {
-		t.Fatalf("after stopped reads: %+v unmatched, want %+v", v.Unmatched, want)
+	if want := (Strays{Count: 40000, First: caseid.ID{TestID: "s0", Suite: "x0", Target: "t0"}}); v.Unmatched != want {
+		t.Fatalf("%+v unmatched, want %+v", v.Unmatched, want)
 	}
 }

@@ -153,21 +153,3 @@ func TestPopulateKeepsBytes(t *testing.T) {
 	}
 }
 
-// TestPopulateMaps: Populate makes a mapping's pages resident at once,
-// where the kernel can (Linux 5.14 on); Populate that did nothing would
-// keep TestPopulateKeepsBytes passing.
-func TestPopulateMaps(t *testing.T) {
-	const size = 8 << 20
-	m := Map(size)
-	defer Unmap(m)
-	before, ok := Resident()
-	if !ok {
-		t.Skip("no resident size to read")
-	}
-	if err := populate(m); err != nil {
-		t.Skipf("the kernel maps no pages ahead: %v", err)
-	}
-	if after, _ := Resident(); after-before < size*7/8 {
-		t.Errorf("resident size grew %d KiB populating %d KiB", (after-before)>>10, size>>10)
-	}
-}

@@ -36,10 +36,10 @@ type compactCases struct {
 
 	shapes  []Case // a case of each shape, with no test id, score or position
 	shapeOf map[shapeKey]uint32
-	// recent holds shapes found last, by shapeSlot: hashing a shapeKey's
-	// five strings for the map costs more than comparing them with one
-	// found before, interned by the same worker (the same bytes).
-	recent *[64]shapeHit
+	// seen holds the shapes found, by shapeMix: hashing a shapeKey's
+	// five strings for the map costs more than comparing them with a
+	// shape's found before, interned by the same worker (the same bytes).
+	seen *[1 << shapeBits]shapeHit
 
 	// Until finished: the cases of each test id, to deduplicate rows and
 	// to name the cases.
@@ -49,6 +49,9 @@ type compactCases struct {
 	evals     map[uint32]uint64       // the eval_path hash of each case whose hash is not its test id's
 	dupes     int                     // rows a later row replaced
 	first     int                     // the line of the first such row
+	// keepIndex keeps ids' table, last and next once finished, for
+	// eachWithTestID (see Run.KeepIndex).
+	keepIndex bool
 }
 
 // compactCase is one case: its test id (an index into idStore), its shape
@@ -68,26 +71,30 @@ type shapeKey struct {
 	nGraders, nSamples                    int
 }
 
-// shapeHit is a shape found, with its index.
+// shapeHit is a shape found (its index k + 1; 0: none), by the mix of its
+// key.
 type shapeHit struct {
-	key shapeKey
+	mix uint64
 	k   uint32
-	ok  bool
 }
 
-// shapeSlot is where recent holds sh: a mix of where its strings and
-// outlines lie, which a worker's interner keeps the same for the same
-// text.
-func shapeSlot(sh *shapeKey) int {
-	h := uint64(uintptr(unsafe.Pointer(sh.graders))) ^ uint64(uintptr(unsafe.Pointer(sh.samples)))<<1
+// shapeBits sizes compactCases.seen: room for the few thousand shapes of a
+// large run (a 100k-case run of 4.42.4 has about 1.5k), 64 KiB. A smaller
+// table (it held 64) found 14 % of that run's shapes.
+const shapeBits = 12
+
+// shapeMix mixes where sh's strings and outlines lie, which a worker's
+// interner keeps the same for the same text, and its counts.
+func shapeMix(sh *shapeKey) uint64 {
+	h := uint64(uintptr(unsafe.Pointer(sh.graders))) ^ uint64(uintptr(unsafe.Pointer(sh.samples)))<<1 ^ uint64(sh.nGraders)<<32 ^ uint64(sh.nSamples)<<48
 	for _, p := range [...]string{sh.suite, sh.target, sh.variant, sh.status, sh.stage, string(sh.outcome)} {
 		h = (h ^ uint64(uintptr(unsafe.Pointer(unsafe.StringData(p))))) * 0x9E3779B97F4A7C15
 	}
-	return int(h >> 58)
+	return h
 }
 
 func newCompactCases() *compactCases {
-	return &compactCases{shapeOf: map[shapeKey]uint32{}, evals: map[uint32]uint64{}, recent: new([64]shapeHit)}
+	return &compactCases{shapeOf: map[shapeKey]uint32{}, evals: map[uint32]uint64{}, seen: new([1 << shapeBits]shapeHit)}
 }
 
 // add adds the row at line whose case is c and whose eval_path hashes to
@@ -136,19 +143,11 @@ func (cc *compactCases) eval(p int) uint64 {
 
 // shape is the index of c's shape, added when new.
 func (cc *compactCases) shape(c *Case) uint32 {
-	sh := shapeKey{
-		suite: c.Suite, target: c.Target, variant: c.Variant, status: c.ExecutionStatus, stage: c.FailureStage,
-		outcome: c.Outcome, workspace: c.HasWorkspace, nGraders: len(c.Graders), nSamples: len(c.Samples),
-	}
-	if len(c.Graders) > 0 {
-		sh.graders = &c.Graders[0]
-	}
-	if len(c.Samples) > 0 {
-		sh.samples = &c.Samples[0]
-	}
-	hit := &cc.recent[shapeSlot(&sh)]
-	if hit.ok && hit.key == sh {
-		return hit.k
+	sh := shapeOf(c)
+	mix := shapeMix(&sh)
+	hit := &cc.seen[mix>>(64-shapeBits)]
+	if hit.k > 0 && hit.mix == mix && shapeOf(&cc.shapes[hit.k-1]) == sh {
+		return hit.k - 1
 	}
 	k, ok := cc.shapeOf[sh]
 	if !ok {
@@ -159,8 +158,23 @@ func (cc *compactCases) shape(c *Case) uint32 {
 		})
 		cc.shapeOf[sh] = k
 	}
-	*hit = shapeHit{key: sh, k: k, ok: true}
+	*hit = shapeHit{mix: mix, k: k + 1}
 	return k
+}
+
+// shapeOf is c's shapeKey.
+func shapeOf(c *Case) shapeKey {
+	sh := shapeKey{
+		suite: c.Suite, target: c.Target, variant: c.Variant, status: c.ExecutionStatus, stage: c.FailureStage,
+		outcome: c.Outcome, workspace: c.HasWorkspace, nGraders: len(c.Graders), nSamples: len(c.Samples),
+	}
+	if len(c.Graders) > 0 {
+		sh.graders = &c.Graders[0]
+	}
+	if len(c.Samples) > 0 {
+		sh.samples = &c.Samples[0]
+	}
+	return sh
 }
 
 // finish names every case (its Shortest, one test id at a time), counts
@@ -201,16 +215,44 @@ func (cc *compactCases) finish() *[3]int {
 	// Freed now, not by the collector later, so that the packed cases do
 	// not come on top of them.
 	cc.firstEval.Free()
-	cc.last.Free()
-	cc.next.Free()
-	cc.evals, cc.shapeOf, cc.recent, cc.scores.of = nil, nil, nil, nil
-	cc.ids.finish()
+	if !cc.keepIndex {
+		cc.last.Free()
+		cc.next.Free()
+		cc.ids.finish()
+	}
+	cc.evals, cc.shapeOf, cc.seen, cc.scores.of = nil, nil, nil, nil
 	cc.packed = packCases(&cc.cases)
 	cc.cases.Free()
 	return &counts
 }
 
 func (cc *compactCases) len() int { return cc.packed.n }
+
+// indexed tells whether cc is a finished read that kept its index by test
+// id (keepIndex); false for nil.
+func (cc *compactCases) indexed() bool { return cc != nil && cc.keepIndex && cc.ids.table != nil }
+
+// eachWithTestID calls yield with the position of each case whose test id
+// is id, in run order, until it returns false. cc is indexed.
+func (cc *compactCases) eachWithTestID(id string, yield func(pos int32) bool) {
+	k, ok := cc.ids.lookup(id)
+	if !ok {
+		return
+	}
+	// The cases of a test id are chained from its last: walked back,
+	// yielded forth.
+	var room [8]int32
+	group := room[:0]
+	for p := cc.last.Get(int(k)); p != 0; p = cc.next.Get(int(p - 1)) {
+		group = append(group, int32(p-1))
+	}
+	runtime.KeepAlive(cc)
+	for j := len(group) - 1; j >= 0; j-- {
+		if !yield(group[j]) {
+			return
+		}
+	}
+}
 
 // fill sets *c to the case at position i, its TestID a view of the store
 // (see idStore.view). It has no Loc, Error, Duplicates or OverwrittenBy
@@ -422,25 +464,58 @@ type idStore struct {
 	used  int                     // bytes used in the last chunk
 	at    offheap.Chunked[uint32] // where each id is: chunk<<storeShift | offset
 
-	// Until finished.
+	// Until finished (unless kept: compactCases.keepIndex).
 	seed  maphash.Seed
-	table *offheap.Part[uint32] // 1 + an index into at; 0: empty
+	table *offheap.Part[uint32] // an entry (see entry), 0: empty
+	// wide: the table's entries are indexes alone, without a tag, once
+	// the ids are too many for both to fit (tagBits): at wideAt ids
+	// (0: 1<<tagShift - 1; tests make it smaller).
+	wide   bool
+	wideAt int
 }
 
 const (
 	storeShift = 20
 	storeChunk = 1 << storeShift
 	maxChunks  = 1 << (32 - storeShift)
+
+	// tagBits of an id's hash are kept in its table entry, above its
+	// index: a probe compares the ids only when their tags agree, so
+	// most probes that pass over other ids (most test ids of a run have
+	// the same length) read no id bytes. Up to 1<<(32-tagBits) - 1 ids.
+	tagBits  = 8
+	tagShift = 32 - tagBits
 )
+
+// entry is the table's entry for the id at index i whose hash is h: 1 + i,
+// with the tag of h above it.
+func (s *idStore) entry(i uint32, h uint64) uint32 { return s.tag(h) | (i + 1) }
+
+// tag is the bits above the index of the entry of an id whose hash is h:
+// its top tagBits, none when wide.
+func (s *idStore) tag(h uint64) uint32 {
+	if s.wide {
+		return 0
+	}
+	return uint32(h>>(64-tagBits)) << tagShift
+}
+
+// index is the id index of a table entry e (not 0).
+func (s *idStore) index(e uint32) uint32 {
+	if s.wide {
+		return e - 1
+	}
+	return e&(1<<tagShift-1) - 1
+}
 
 // intern returns the index of id, adding it (fresh) when new.
 func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 	if s.table == nil {
 		s.seed, s.table = maphash.MakeSeed(), offheap.NewPart[uint32](64)
 	}
-	h := s.slot(id)
-	if e := s.table.S[h]; e != 0 {
-		return e - 1, false, nil
+	k, h := s.slot(id)
+	if e := s.table.S[k]; e != 0 {
+		return s.index(e), false, nil
 	}
 	at, err := s.put(id)
 	if err != nil {
@@ -448,30 +523,56 @@ func (s *idStore) intern(id string) (i uint32, fresh bool, err error) {
 	}
 	i = uint32(s.at.Len())
 	s.at.Add(at)
-	s.table.S[h] = i + 1
-	if n := s.at.Len(); n*3 >= len(s.table.S)*2 { // at most two thirds full
-		s.grow()
+	s.table.S[k] = s.entry(i, h)
+	switch n := s.at.Len(); {
+	case !s.wide && (n == s.wideAt || n == 1<<tagShift-1): // the next index would reach the tag
+		s.wide = true
+		s.rebuild(len(s.table.S))
+	case n*3 >= len(s.table.S)*2: // at most two thirds full
+		s.rebuild(2 * len(s.table.S))
 	}
 	return i, true, nil
 }
 
-// slot is where id is in the table: its entry, or the empty one it would take.
-func (s *idStore) slot(id string) int {
-	mask := len(s.table.S) - 1
-	h := int(maphash.String(s.seed, id)) & mask
-	for e := s.table.S[h]; e != 0 && s.view(e-1) != id; e = s.table.S[h] {
-		h = (h + 1) & mask
+// lookup is the index of id, false when it has none.
+func (s *idStore) lookup(id string) (uint32, bool) {
+	if s.table == nil {
+		return 0, false
 	}
-	runtime.KeepAlive(s) // the views and the table
-	return h
+	k, _ := s.slot(id)
+	e := s.table.S[k]
+	runtime.KeepAlive(s)
+	if e == 0 {
+		return 0, false
+	}
+	return s.index(e), true
 }
 
-func (s *idStore) grow() {
+// slot is where id is in the table (k: its entry, or the empty one it
+// would take), and its hash.
+func (s *idStore) slot(id string) (k int, h uint64) {
+	mask := len(s.table.S) - 1
+	h = maphash.String(s.seed, id)
+	tag := s.tag(h)
+	k = int(h) & mask
+	for e := s.table.S[k]; e != 0; e = s.table.S[k] {
+		if (s.wide || e&^(1<<tagShift-1) == tag) && s.view(s.index(e)) == id {
+			break
+		}
+		k = (k + 1) & mask
+	}
+	runtime.KeepAlive(s) // the views and the table
+	return k, h
+}
+
+// rebuild makes the table size entries long and enters every id again.
+func (s *idStore) rebuild(size int) {
 	old := s.table
-	s.table = offheap.NewPart[uint32](2 * len(s.table.S))
+	s.table = offheap.NewPart[uint32](size)
 	s.table.Populate(0, len(s.table.S)) // a third of it is written at once, at random
 	for i := range s.at.Len() {
-		s.table.S[s.slot(s.view(uint32(i)))] = uint32(i) + 1
+		k, h := s.slot(s.view(uint32(i)))
+		s.table.S[k] = s.entry(uint32(i), h)
 	}
 	runtime.KeepAlive(s)
 	old.Free()

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -44,6 +45,43 @@ func TestIDStoreLongIDs(t *testing.T) {
 	for i, id := range ids {
 		if n, fresh, _ := s.intern(id); fresh || n != uint32(i) || s.get(n) != id {
 			t.Errorf("id %d (%d bytes) comes back as %d bytes", i, len(id), len(s.get(n)))
+		}
+	}
+}
+
+// TestIDStoreIndexes: every id interned is found again (intern, lookup)
+// with its index, and no other is, before and after the table drops its
+// tags (wideAt, made small) and as it grows; ids of one length that differ
+// in one byte make most probes pass over ids their tags may match.
+func TestIDStoreIndexes(t *testing.T) {
+	for _, wideAt := range []int{0, 1, 300} {
+		s := idStore{wideAt: wideAt}
+		id := func(i int) string { return fmt.Sprintf("explain-refund-%06d", i) }
+		const n = 5000
+		for i := range n {
+			for j := range 2 { // a new id, then one interned before
+				k := i
+				if j == 1 {
+					k = i / 2
+				}
+				got, fresh, err := s.intern(id(k))
+				if err != nil || got != uint32(k) || fresh != (j == 0) {
+					t.Fatalf("wideAt %d: intern %q = %d, %v, %v; want %d", wideAt, id(k), got, fresh, err, k)
+				}
+			}
+		}
+		if wide := wideAt > 0; s.wide != wide {
+			t.Errorf("wideAt %d: wide %v after %d ids", wideAt, s.wide, n)
+		}
+		for i := range n {
+			if got, ok := s.lookup(id(i)); !ok || got != uint32(i) {
+				t.Fatalf("wideAt %d: lookup %q = %d, %v", wideAt, id(i), got, ok)
+			}
+		}
+		for _, other := range []string{id(n), "", "explain-refund-00000", "x"} {
+			if got, ok := s.lookup(other); ok {
+				t.Errorf("wideAt %d: lookup %q = %d, an id never interned", wideAt, other, got)
+			}
 		}
 	}
 }

@@ -21,12 +21,18 @@ func (c *Case) ID() caseid.ID {
 // the Cases it returns.
 func (r *Run) CaseIDs() caseid.Cases {
 	r.idsMu.Lock()
-	if len(r.ids.next) != r.slots() {
+	if len(r.ids.next) != r.slots() && !r.compact.indexed() {
 		r.ids = newIDIndex(r.slots(), r.slotTestID)
 	}
 	r.idsMu.Unlock()
 	return caseIDs{r}
 }
+
+// KeepIndex makes a compact read (Options.Compact) keep the index of its
+// cases by test id, which it builds to deduplicate rows, for CaseIDs: a
+// caller that binds feedback then has it without a second index built
+// after the read. Call it before Read.
+func (r *Run) KeepIndex() { r.keepIndex = true }
 
 type caseIDs struct{ r *Run }
 
@@ -87,6 +93,10 @@ func (c caseIDs) WithTestID(id string) iter.Seq[int] {
 // per match). The identity's test id is id itself.
 func (c caseIDs) EachWithTestID(id string, yield func(int, caseid.ID) bool) {
 	r := c.r
+	if r.compact.indexed() {
+		r.compact.eachWithTestID(id, func(i int32) bool { return yield(int(i), r.slotID(i, id)) })
+		return
+	}
 	for i := r.ids.first(id, r.slotTestID); i >= 0; i = r.ids.next[i] {
 		if !yield(r.position(i), r.slotID(i, id)) {
 			return

@@ -124,14 +124,36 @@ func readModeRuns(t *testing.T) map[string]string {
 	return runs
 }
 
-// TestCompact reads the runs of TestKeep whole and under Options.Compact
-// (sameCompact).
+// TestCompact reads the runs of TestKeep whole and under Options.Compact,
+// keeping its index by test id (Run.KeepIndex) or not (sameCompact).
 func TestCompact(t *testing.T) {
 	for name, dir := range readModeRuns(t) {
 		t.Run(name, func(t *testing.T) {
-			sameCompact(t, mustOpen(t, dir, Options{Outline: true}), mustOpen(t, dir, Options{Outline: true, Compact: true}))
+			full := mustOpen(t, dir, Options{Outline: true})
+			sameCompact(t, full, mustOpen(t, dir, Options{Outline: true, Compact: true}))
+			r, err := openIndexed(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameCompact(t, full, r)
 		})
 	}
+}
+
+// openIndexed is Open under Options.Compact with Run.KeepIndex.
+func openIndexed(target string) (*Run, error) {
+	r, err := Locate(target, Options{Outline: true, Compact: true})
+	if err != nil {
+		return nil, err
+	}
+	r.KeepIndex()
+	if err := r.Read(nil); err != nil {
+		return nil, err
+	}
+	if r.Len() > 0 && !r.compact.indexed() {
+		return nil, fmt.Errorf("a compact read with KeepIndex kept no index")
+	}
+	return r, nil
 }
 
 // FuzzCompact: for any manifest, a compact read fails as the full read
@@ -147,13 +169,15 @@ func FuzzCompact(f *testing.F) {
 		writeFiles(t, dir, map[string]string{"index.jsonl": manifest})
 		full, ferr := Open(dir, Options{Outline: true})
 		r, err := Open(dir, Options{Outline: true, Compact: true})
-		if ferr != nil || err != nil {
-			if fmt.Sprint(err) != fmt.Sprint(ferr) {
-				t.Fatalf("compact read: %v; full read: %v", err, ferr)
+		ri, ierr := openIndexed(dir)
+		if ferr != nil || err != nil || ierr != nil {
+			if fmt.Sprint(err) != fmt.Sprint(ferr) || fmt.Sprint(ierr) != fmt.Sprint(ferr) {
+				t.Fatalf("compact read: %v; indexed: %v; full read: %v", err, ierr, ferr)
 			}
 			return
 		}
 		sameCompact(t, full, r)
+		sameCompact(t, full, ri)
 	})
 }
 
@@ -204,5 +228,8 @@ func sameCompact(t *testing.T, full, r *Run) {
 		if !slices.Equal(slices.Collect(ids.WithTestID(c.TestID)), slices.Collect(full.CaseIDs().WithTestID(c.TestID))) {
 			t.Errorf("case %d: cases with its test id differ", i)
 		}
+	}
+	if n := len(slices.Collect(ids.WithTestID("\x00no such test"))); n > 0 {
+		t.Errorf("%d cases with a test id the run does not have", n)
 	}
 }

@@ -27,6 +27,7 @@ func (r *Run) readManifest(file, rel string) error {
 	var cc *compactCases
 	if r.opts.Compact && cfg.keep == nil {
 		cc = newCompactCases()
+		cc.keepIndex = r.keepIndex
 	}
 	if cfg.keep != nil {
 		t, cfg.tally, cfg.tallied = &tally{}, newTallySeeds(), true

@@ -64,6 +64,9 @@ type Run struct {
 	spans []string
 	ids   idIndex    // cases by test_id, for Find and Ref (built by CaseIDs)
 	idsMu sync.Mutex // held while CaseIDs checks and builds ids
+	// keepIndex makes a compact read keep its own index by test id for
+	// CaseIDs (see KeepIndex).
+	keepIndex bool
 }
 
 // Warning is something a reader tolerated but the user should know
