@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"agentv-review/plugin/internal/caseid"
 	"agentv-review/plugin/internal/offheap"
@@ -164,7 +165,7 @@ func (ix *Index) Bound() []Bound {
 // decides the case's state: verdict, reviewer_kind and the machine verdict
 // (automated: score, outcome, graders). It is validated exactly as Load
 // validates, and binds entries to cases exactly as Bind does, but holds
-// 40 bytes per entry and 16 per grader result where a File holds about
+// 32 bytes per entry and 16 per grader result where a File holds about
 // 700 per entry.
 type View struct {
 	// File holds the top-level fields; its PerCase is nil.
@@ -188,11 +189,11 @@ type View struct {
 type names struct {
 	list []string
 	ids  map[string]uint32
-	// recent holds a string looked up last, by recentSlot:
-	// the few names of an entry (verdict, kind, outcome, grader keys)
-	// mostly recur, the same strings (interned by the decoder), so most
-	// lookups need no hash.
-	recent [16]struct {
+	// recent holds a string looked up last, by where its bytes lie: the
+	// few names of an entry (verdict, kind, outcome, grader keys) mostly
+	// recur, the same strings (interned by the decoder, so at the same
+	// place), and most lookups need no hash and compare no bytes.
+	recent [64]struct {
 		s  string
 		id uint32
 		ok bool
@@ -200,7 +201,7 @@ type names struct {
 }
 
 func (n *names) id(s string) uint32 {
-	r := &n.recent[recentSlot(s, len(n.recent))]
+	r := &n.recent[(uintptr(unsafe.Pointer(unsafe.StringData(s)))>>4^uintptr(len(s)))%uintptr(len(n.recent))]
 	if r.ok && r.s == s {
 		return r.id
 	}
@@ -226,7 +227,7 @@ type Strays struct {
 type viewEntry struct {
 	score                  float64
 	verdict, kind, outcome uint32 // in names
-	graders, nGraders      uint32 // a range of graders
+	graders                uint32 // its first grader; its last is before the next entry's first
 	caseIndex              int32  // the case it is bound to, -1 for a stray (see viewPart.bind)
 	automated, hasScore    bool
 	exactness              uint8
@@ -408,7 +409,7 @@ func (p *viewPart) add(e *draft) {
 	if id.TestID != "" {
 		p.ids.Add(maphash.Comparable(p.seed, id))
 	}
-	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), caseIndex: -1}
+	ve := viewEntry{verdict: p.names.id(e.verdict), kind: p.names.id(e.kind), caseIndex: -1, graders: uint32(p.graders.Len())}
 	switch i, candidates := p.match.Match(id); {
 	case len(candidates) > 1:
 		p.ambiguous.add(id)
@@ -419,7 +420,6 @@ func (p *viewPart) add(e *draft) {
 	}
 	if e.automated {
 		ve.automated, ve.outcome, ve.score, ve.hasScore = true, p.names.id(e.outcome), e.score, e.hasScore
-		ve.graders, ve.nGraders = uint32(p.graders.Len()), uint32(len(e.graders))
 		for _, g := range e.graders {
 			p.graders.Add(viewGrader{key: p.names.id(g.key), score: g.score, hasScore: g.hasScore, pass: g.pass, hasPass: g.hasPass})
 		}
@@ -457,7 +457,7 @@ func (v *View) merge(p *viewPart) {
 		}
 		if old := v.byCase[pe.caseIndex]; old >= 0 {
 			v.Shadowed++
-			if oe, _ := v.entry(old); oe.exactness > pe.exactness {
+			if oe, _, _ := v.entry(old); oe.exactness > pe.exactness {
 				continue // the earlier entry names the case more exactly
 			}
 		}
@@ -465,14 +465,15 @@ func (v *View) merge(p *viewPart) {
 	}
 }
 
-// entry is the entry at position g over the parts, with its part.
-func (v *View) entry(g int32) (*viewEntry, *viewPart) {
+// entry is the entry at position g over the parts, with its part and its
+// position k in the part.
+func (v *View) entry(g int32) (e *viewEntry, p *viewPart, k int) {
 	j := len(v.bases) - 1
 	for int(g) < v.bases[j] {
 		j--
 	}
-	p := v.parts[j]
-	return p.entries.At(int(g) - v.bases[j]), p
+	p, k = v.parts[j], int(g)-v.bases[j]
+	return p.entries.At(k), p, k
 }
 
 // add counts id, whose strings may be the decoder's: the first is
@@ -516,7 +517,7 @@ func (v *View) EntryIn(i int, buf *Scratch) *Case {
 	if p < 0 {
 		return nil
 	}
-	ve, part := v.entry(p)
+	ve, part, k := v.entry(p)
 	buf.c = Case{Verdict: v.names.list[ve.verdict], ReviewerKind: v.names.list[ve.kind]}
 	if !ve.automated {
 		return &buf.c
@@ -527,10 +528,14 @@ func (v *View) EntryIn(i int, buf *Scratch) *Case {
 		buf.score = ve.score
 		a.Score = &buf.score
 	}
-	if n := int(ve.nGraders); n > 0 {
+	end := part.graders.Len()
+	if k+1 < part.entries.Len() {
+		end = int(part.entries.At(k + 1).graders)
+	}
+	if n := end - int(ve.graders); n > 0 {
 		buf.vals, buf.graders = buf.vals[:0], slices.Grow(buf.graders[:0], n)[:n]
-		for k := range n {
-			buf.vals = append(buf.vals, *part.graders.At(int(ve.graders) + k))
+		for g := range n {
+			buf.vals = append(buf.vals, *part.graders.At(int(ve.graders) + g))
 		}
 		for k := range buf.vals {
 			g, gr := &buf.vals[k], &buf.graders[k]

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"agentv-review/plugin/internal/caseid"
 )
@@ -184,5 +185,13 @@ func TestStrayKeepsItsIdentity(t *testing.T) {
 	}
 	if want := (Strays{Count: 40000, First: caseid.ID{TestID: "s0", Suite: "x0", Target: "t0"}}); v.Unmatched != want {
 		t.Fatalf("%+v unmatched, want %+v", v.Unmatched, want)
+	}
+}
+
+// TestViewEntrySize: an entry costs what the View's comment says (a field
+// added unnoticed costs status 100k of them).
+func TestViewEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(viewEntry{}); n != 32 {
+		t.Errorf("viewEntry is %d bytes, the View's comment says 32", n)
 	}
 }

@@ -146,7 +146,7 @@ func (cc *compactCases) shape(c *Case) uint32 {
 	sh := shapeOf(c)
 	mix := shapeMix(&sh)
 	hit := &cc.seen[mix>>(64-shapeBits)]
-	if hit.k > 0 && hit.mix == mix && shapeOf(&cc.shapes[hit.k-1]) == sh {
+	if hit.k > 0 && hit.mix == mix && sameAs(shapeOf(&cc.shapes[hit.k-1]), sh) {
 		return hit.k - 1
 	}
 	k, ok := cc.shapeOf[sh]
@@ -160,6 +160,16 @@ func (cc *compactCases) shape(c *Case) uint32 {
 	}
 	*hit = shapeHit{mix: mix, k: k + 1}
 	return k
+}
+
+// sameAs tells whether a and b are the same shape by where their strings
+// lie, a stricter test than a == b that compares no bytes: the same text
+// interned by one worker lies in one place.
+func sameAs(a, b shapeKey) bool {
+	same := func(x, y string) bool { return len(x) == len(y) && (len(x) == 0 || unsafe.StringData(x) == unsafe.StringData(y)) }
+	return same(a.suite, b.suite) && same(a.target, b.target) && same(a.variant, b.variant) && same(a.status, b.status) &&
+		same(a.stage, b.stage) && same(string(a.outcome), string(b.outcome)) && a.workspace == b.workspace &&
+		a.graders == b.graders && a.samples == b.samples && a.nGraders == b.nGraders && a.nSamples == b.nSamples
 }
 
 // shapeOf is c's shapeKey.
