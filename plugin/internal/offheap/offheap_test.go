@@ -152,4 +152,3 @@ func TestPopulateKeepsBytes(t *testing.T) {
 		}
 	}
 }
-

@@ -166,7 +166,9 @@ func (cc *compactCases) shape(c *Case) uint32 {
 // lie, a stricter test than a == b that compares no bytes: the same text
 // interned by one worker lies in one place.
 func sameAs(a, b shapeKey) bool {
-	same := func(x, y string) bool { return len(x) == len(y) && (len(x) == 0 || unsafe.StringData(x) == unsafe.StringData(y)) }
+	same := func(x, y string) bool {
+		return len(x) == len(y) && (len(x) == 0 || unsafe.StringData(x) == unsafe.StringData(y))
+	}
 	return same(a.suite, b.suite) && same(a.target, b.target) && same(a.variant, b.variant) && same(a.status, b.status) &&
 		same(a.stage, b.stage) && same(string(a.outcome), string(b.outcome)) && a.workspace == b.workspace &&
 		a.graders == b.graders && a.samples == b.samples && a.nGraders == b.nGraders && a.nSamples == b.nSamples
