@@ -228,7 +228,7 @@ type viewEntry struct {
 	score                  float64
 	verdict, kind, outcome uint32 // in names
 	graders                uint32 // its first grader; its last is before the next entry's first
-	caseIndex              int32  // the case it is bound to, -1 for a stray (see viewPart.bind)
+	caseIndex              int32  // the case it is bound to, -1 for a stray (see viewPart.add)
 	automated, hasScore    bool
 	exactness              uint8
 }
@@ -245,7 +245,8 @@ type viewGrader struct {
 // run's), as runState does with Bind. A file of more than minSplit bytes
 // is decoded in about GOMAXPROCS segments on as many cores (see split),
 // each entry bound to its case as it is read: only what decides its state
-// is kept, never its identity.
+// is kept, and a hash of its identity (for Validate's duplicate rule), not
+// the identity.
 func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 	v := newView(cs)
 	f, parts, ok := readView(path, runtime.GOMAXPROCS(0), cs)
