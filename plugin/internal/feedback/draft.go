@@ -170,7 +170,8 @@ func (e *draft) str(s slot, v string) bool {
 
 // keepTestID sets the entry's test id to b, a valid one, in e's own
 // room: a test id is kept only until the entry is added to a part, which
-// copies it, so 100k of them are not 100k strings for the collector.
+// binds it to its case (and copies it only for the first stray), so 100k
+// of them are not 100k strings for the collector.
 func (e *draft) keepTestID(b []byte) {
 	e.testID = append(e.testID[:0], b...)
 	e.id.TestID = unsafe.String(unsafe.SliceData(e.testID), len(e.testID))
