@@ -67,6 +67,8 @@ type Run struct {
 	// keepIndex makes a compact read keep its own index by test id for
 	// CaseIDs (see KeepIndex).
 	keepIndex bool
+	// recycleLimit, when set, is recycleBelow (for tests).
+	recycleLimit int64
 }
 
 // Warning is something a reader tolerated but the user should know

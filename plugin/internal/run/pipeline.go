@@ -43,6 +43,7 @@ type block struct {
 	readErr error // reading failed here; buf is empty
 
 	rows       []parsedRow // in line order; Loc.Line and Loc.Offset of their cases are relative to the block until the merge adds its position
+	cases      []Case      // the cases of rows, under parseConfig.recycle (else they are in the worker's arena)
 	lines      int         // lines in buf
 	err        *rowError   // parsing stopped at this row
 	errLine    int         // its line number within the block, 1-based
@@ -56,6 +57,14 @@ type pipeline struct {
 
 	pool   chan []byte   // the buffers of blockSize not in flight
 	tokens chan struct{} // longBudget in blockSize units, less what long lines' buffers hold
+	spares chan spare    // rows and cases of merged blocks, under parseConfig.recycle
+}
+
+// spare is the room of a merged block's rows and cases, for a worker to
+// parse another block into.
+type spare struct {
+	rows  []parsedRow
+	cases []Case
 }
 
 // parseConfig is how the workers parse rows: with outline, cases keep
@@ -71,6 +80,11 @@ type parseConfig struct {
 	keptOnly bool
 	tallied  bool
 	tally    tallySeeds
+	// recycle: the merge is done with a block's rows and cases once it
+	// has merged them (a compact read copies what it keeps), so it hands
+	// their room back to the workers (pipeline.recycle) instead of the
+	// collector, which would have workers allocate as much again.
+	recycle bool
 	// spans records the spans of the rows (see memberValues.at): set for a
 	// read that keeps every case whole in Cases (no Options.Outline, no
 	// keep, no Options.Compact), which Bases reads again (see RowLoc.Sum).
@@ -85,6 +99,7 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 	p := &pipeline{
 		ordered: ordered, quit: make(chan struct{}),
 		pool: make(chan []byte, maxBlocks), tokens: make(chan struct{}, longBudget/blockSize),
+		spares: make(chan spare, maxBlocks),
 	}
 	for range cap(p.tokens) {
 		p.tokens <- struct{}{}
@@ -106,7 +121,20 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 			}
 			rowsHint := 0 // rows of the last block, and some: blocks are alike
 			for b := range work {
-				b.rows = make([]parsedRow, 0, rowsHint)
+				var sp spare
+				select {
+				case sp = <-p.spares:
+				default:
+					sp.rows = make([]parsedRow, 0, rowsHint)
+					if cfg.recycle {
+						sp.cases = make([]Case, 0, rowsHint)
+					}
+				}
+				b.rows, b.cases = sp.rows[:0], sp.cases[:0]
+				a.block = nil
+				if cfg.recycle {
+					a.block = &b.cases
+				}
 				b.parse(&sk, &a)
 				if b.long == 0 {
 					rowsHint = len(b.rows) + len(b.rows)/4
@@ -125,6 +153,16 @@ func startPipeline(src io.Reader, cfg parseConfig) *pipeline {
 func (p *pipeline) stop() {
 	close(p.quit)
 	p.wg.Wait()
+}
+
+// recycle hands the rows and cases of b, which the merge is done with,
+// to the workers (parseConfig.recycle); b must not be used after.
+func (p *pipeline) recycle(b *block) {
+	select {
+	case p.spares <- spare{b.rows, b.cases}:
+	default: // as many are waiting as blocks can be in flight
+	}
+	b.rows, b.cases = nil, nil
 }
 
 // free gives back a block's buffer: to the pool, or, when it is a long

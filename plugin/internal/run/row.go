@@ -284,7 +284,7 @@ func parseRow(line []byte, sk *skimmer, a *arena, loose bool) (row parsedRow, er
 			return row, nil // tallied only: no Case
 		}
 	}
-	c := &take(&a.cases, 1)[0]
+	c := a.newCase()
 	c.TestID, c.Suite, c.Target, c.Variant = h.TestID, h.Suite, h.Target, h.Variant
 	if a.outlines == nil {
 		c.EvalPath = strings.Clone(h.EvalPath) // a view of the line (skimmer.path)
@@ -334,6 +334,7 @@ func (cfg *parseConfig) check(line []byte, sk *skimmer, loose bool) (w *rowWire,
 // capacity capped, so appending to one never writes into its neighbour.
 type arena struct {
 	cases   []Case
+	block   *[]Case // set: the cases of the block being parsed (parseConfig.recycle), not cases
 	graders []GraderSummary
 	samples []SampleSummary
 	floats  []float64
@@ -341,6 +342,17 @@ type arena struct {
 
 	cfg      parseConfig // shared by the arenas of one Open
 	outlines *outlines   // set under Options.Outline
+}
+
+// newCase is room for a row's case, zeroed: in the block's own cases under
+// parseConfig.recycle (a case that moves as they grow stays valid where
+// its row points), else in the arena.
+func (a *arena) newCase() *Case {
+	if a.block != nil {
+		*a.block = append(*a.block, Case{})
+		return &(*a.block)[len(*a.block)-1]
+	}
+	return &take(&a.cases, 1)[0]
 }
 
 // summaries returns the summaries of a row's graders.
