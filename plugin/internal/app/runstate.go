@@ -53,25 +53,26 @@ func openStateWith(s *Streams, target, out string, opts run.Options, keep func(*
 	if keep != nil {
 		kept = keep(st)
 	}
-	if _, err := os.Lstat(st.paths.Feedback); opts.Outline && err == nil {
-		st.run.KeepIndex() // its entries are bound to the cases (loadView)
+	// status and list read a feedback file that is there as a View,
+	// bound to the cases with the index the read keeps.
+	_, lerr := os.Lstat(st.paths.Feedback)
+	asView := opts.Outline && !errors.Is(lerr, fs.ErrNotExist)
+	if asView {
+		st.run.KeepIndex()
 	}
 	if err := st.read(s, kept); err != nil {
 		return nil, err
 	}
-	if opts.Outline {
+	if asView {
 		return st, st.loadView(s)
 	}
 	return st, st.loadReview(s)
 }
 
-// loadView is loadReview for status and list: the feedback file is read as
-// a feedback.View, its entries bound to the cases as they are decoded. A
-// missing or legacy-shaped file is read by loadReview.
+// loadView is loadReview for status and list when the feedback file is
+// there: it is read as a feedback.View, its entries bound to the cases as
+// they are decoded. A legacy-shaped file is read by loadReview.
 func (st *runState) loadView(s *Streams) error {
-	if _, err := os.Lstat(st.paths.Feedback); errors.Is(err, fs.ErrNotExist) {
-		return st.loadReview(s)
-	}
 	v, err := feedback.LoadView(st.paths.Feedback, st.run.ID, st.run.CaseIDs())
 	if _, legacy := errors.AsType[*feedback.LegacyError](err); legacy {
 		return st.loadReview(s)

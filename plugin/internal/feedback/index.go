@@ -250,7 +250,7 @@ type viewGrader struct {
 func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 	v := newView(cs)
 	f, parts, ok := readView(path, runtime.GOMAXPROCS(0), cs)
-	if !ok || !v.bind(parts) {
+	if !ok || !v.mergeParts(parts) {
 		// A file the light pass rejected (or that repeats an identity:
 		// Validate's duplicate rule, told by a hash of each identity, so a
 		// collision only sends the file to the full validator) is read by
@@ -265,7 +265,7 @@ func LoadView(path, runID string, cs caseid.Cases) (*View, error) {
 		for i := range full.PerCase {
 			p.add(draftOf(&full.PerCase[i]))
 		}
-		v.bind([]*viewPart{p}) // Load found no repeated identity
+		v.mergeParts([]*viewPart{p}) // Load found no repeated identity
 		f, full.PerCase = full, nil
 	}
 	if f.RunID != runID {
@@ -341,9 +341,9 @@ func decodeParts(ra io.ReaderAt, size int64, root *node, starts []int64, cs case
 	return f, parts, len(chain) - 1, true
 }
 
-// bind merges ps, the parts of a file in order, their entries bound,
-// into v; false when two entries share their identity.
-func (v *View) bind(ps []*viewPart) bool {
+// mergeParts merges ps, the parts of a file in order, their entries
+// bound, into v; false when two entries share their identity.
+func (v *View) mergeParts(ps []*viewPart) bool {
 	for _, p := range ps {
 		v.merge(p)
 	}
@@ -428,9 +428,10 @@ func (p *viewPart) add(e *draft) {
 	p.entries.Add(ve)
 }
 
-// merge binds the entries of p, the part that follows those merged so
-// far, as Bind does: of two entries of one case the one naming it more
-// exactly wins, else the later one.
+// merge takes the entries of p, the part that follows those merged so
+// far, each bound to its case, and gives each case one as Bind does: of
+// two entries of one case the one naming it more exactly wins, else the
+// later one.
 func (v *View) merge(p *viewPart) {
 	v.Unmatched.join(p.unmatched)
 	v.Ambiguous.join(p.ambiguous)

@@ -56,7 +56,7 @@ func decodeWith(t *testing.T, data []byte, starts []int64) (v *View, used int, o
 	t.Helper()
 	v = newView(viewRun)
 	f, parts, used, ok := decodeParts(bytes.NewReader(data), int64(len(data)), mustLight(t), starts, viewRun)
-	if !ok || !v.bind(parts) {
+	if !ok || !v.mergeParts(parts) {
 		return v, used, false
 	}
 	v.File = f

@@ -47,8 +47,10 @@ func (r *Run) readManifest(file, rel string) error {
 		defer t.free() // on every path: its records are outside the heap
 	}
 	cfg.spans = !cfg.outline && cfg.keep == nil && cc == nil
-	if fi, err := f.Stat(); err == nil && cc != nil {
-		cfg.recycle = fi.Size() < r.recycleBelow()
+	if cc != nil {
+		if fi, err := f.Stat(); err == nil {
+			cfg.recycle = fi.Size() < r.recycleBelow()
+		}
 	}
 	r.spans = nil
 	p := startPipeline(f, cfg)
