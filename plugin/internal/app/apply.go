@@ -107,9 +107,12 @@ func runApply(s *Streams, o applyOptions) error {
 			fmt.Sprintf("the answers are for run %s, not %s", in.top.RunID, st.run.ID), "apply them to their own run, or remove run_id"))
 	}
 	// The answers are bound to their cases on every core, a chunk at a
-	// time, and the chunks taken in answer order: a case judged twice is
-	// reported at its later answers.
-	list := make([]feedback.Bound, 0, len(in.answers))
+	// time, each judgment made in its place in list (list[i] is answer
+	// i's), and the chunks taken in answer order: a case judged twice is
+	// reported at its later answers. An answer that names no case is a
+	// problem (record.Finder.Find): list is whole when there is none, and
+	// unused when there is one.
+	list := make([]feedback.Bound, len(in.answers))
 	latest := make([]int32, st.run.Len()) // by case position: 1 + the index of the case's latest answer, 0 for none
 	check := record.NewChecker(cat)
 	inOrder(len(in.answers), func(lo, hi int, b *binding) error {
@@ -120,6 +123,9 @@ func runApply(s *Streams, o applyOptions) error {
 		for i := lo; i < hi; i++ {
 			cs, ps := b.find.Find(in.answers[i].Case)
 			b.found = append(b.found, found{cs, append(ps, check.Check(cs, in.answers[i].Case)...)})
+			if cs != nil {
+				list[i] = judgedCase(cs, in.answers[i].Case)
+			}
 		}
 		return nil
 	}, func(b *binding) error {
@@ -137,7 +143,6 @@ func runApply(s *Streams, o applyOptions) error {
 			}
 			if cs != nil {
 				latest[cs.Index] = int32(i + 1)
-				list = append(list, judgedCase(cs, a.Case))
 			}
 		}
 		return nil

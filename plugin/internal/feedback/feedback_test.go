@@ -2,6 +2,7 @@ package feedback
 
 import (
 	"encoding/json"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
@@ -181,6 +182,53 @@ func TestIndexOldFiles(t *testing.T) {
 	}
 	if got := Bind(nil, run); got.Reviewed() != 0 || got.Entry(0) != nil {
 		t.Errorf("Bind(nil) has entries")
+	}
+}
+
+// TestPutAllIsPutInOrder: PutAll of many entries (copied on every core)
+// leaves the file as Put of each in order does: an old file's entry is
+// replaced and named exactly, a case judged twice keeps its later entry,
+// the others are appended in order.
+func TestPutAllIsPutInOrder(t *testing.T) {
+	var run ids
+	for i := range 3 * entryBlock {
+		run = append(run, caseid.ID{Suite: "s", TestID: fmt.Sprint("t", i%(entryBlock+7)), Target: fmt.Sprint("m", i/(entryBlock+7))})
+	}
+	old := func() *File {
+		return &File{PerCase: []Case{{TestID: "t3", Target: "m1", Verdict: Flaky}, {TestID: "zz", Verdict: Flaky}, {TestID: "t5", Suite: "s", Target: "m0", Verdict: Incorrect}}}
+	}
+	// The first entry of each block (entryBlock entries, copied on one
+	// core) judges again the case of the entry before it, the last of the
+	// block before, which another core copies meanwhile.
+	var entries []Bound
+	for k := range 5*entryBlock/2 + 1 {
+		i := (k * 7) % len(run)
+		if k%entryBlock == 0 && k > 0 {
+			i = entries[k-1].Case
+		}
+		entries = append(entries, Bound{Case: i, Entry: Case{Verdict: [...]string{Acceptable, Incorrect, Flaky}[k%3], Notes: fmt.Sprint("answer ", k)}})
+	}
+	entries = append(entries, Bound{Case: entries[10].Case, Entry: Case{Verdict: Acceptable, Notes: "again"}})
+	want, got := old(), old()
+	one := Bind(want, run)
+	for _, b := range entries {
+		one.Put(b.Case, b.Entry)
+	}
+	all := Bind(got, run)
+	all.PutAll(entries)
+	if len(got.PerCase) != len(want.PerCase) {
+		t.Fatalf("PutAll: %d entries, Put: %d", len(got.PerCase), len(want.PerCase))
+	}
+	for p := range want.PerCase {
+		if g, w := got.PerCase[p], want.PerCase[p]; caseid.Full(g.ID()) != caseid.Full(w.ID()) || g.Verdict != w.Verdict || g.Notes != w.Notes {
+			t.Fatalf("per_case.%d: PutAll %s=%s %q, Put %s=%s %q", p, caseid.Full(g.ID()), g.Verdict, g.Notes, caseid.Full(w.ID()), w.Verdict, w.Notes)
+		}
+	}
+	if e := all.Entry(entries[10].Case); e == nil || e.Notes != "again" {
+		t.Errorf("the case judged twice keeps %+v, want its later entry", e)
+	}
+	if all.Reviewed() != one.Reviewed() {
+		t.Errorf("Reviewed: PutAll %d, Put %d", all.Reviewed(), one.Reviewed())
 	}
 }
 

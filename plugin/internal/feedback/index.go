@@ -123,13 +123,51 @@ func (ix *Index) Reviewed() int {
 // older, less exact one included) or is appended. Its identity is set from
 // the case, so the file names the case exactly from then on.
 func (ix *Index) Put(i int, e Case) {
-	setID(&e, ix.cases, i)
+	p := ix.slot(i)
+	ix.f.PerCase[p] = e
+	setID(&ix.f.PerCase[p], ix.cases, i)
+}
+
+// slot is the position of case i's entry, a zero entry appended for a
+// case that has none.
+func (ix *Index) slot(i int) int32 {
 	if p := ix.byCase[i]; p >= 0 {
-		ix.f.PerCase[p] = e
+		return p
+	}
+	ix.f.PerCase = append(ix.f.PerCase, Case{})
+	ix.byCase[i] = int32(len(ix.f.PerCase) - 1)
+	return ix.byCase[i]
+}
+
+// PutAll is Put of each of entries in order (a later entry of a case
+// replaces an earlier one), the entries copied and named on every core
+// when they are many: where each lands is decided first, in order, then
+// only the last entry for each case is written.
+func (ix *Index) PutAll(entries []Bound) {
+	if len(entries) < 2*entryBlock {
+		for _, b := range entries {
+			ix.Put(b.Case, b.Entry)
+		}
 		return
 	}
-	ix.f.PerCase = append(ix.f.PerCase, e)
-	ix.byCase[i] = int32(len(ix.f.PerCase) - 1)
+	slot := make([]int32, len(entries))
+	for k, b := range entries {
+		slot[k] = ix.slot(b.Case)
+	}
+	last := make([]int32, len(ix.f.PerCase)) // by position: 1 + the last of entries that lands there
+	for k, p := range slot {
+		last[p] = int32(k + 1)
+	}
+	inBlocks(len(entries), func(_ *treeReader, _, lo, hi int) error {
+		for k := lo; k < hi; k++ {
+			if p := slot[k]; last[p] == int32(k+1) {
+				e := &ix.f.PerCase[p]
+				*e = entries[k].Entry
+				setID(e, ix.cases, entries[k].Case)
+			}
+		}
+		return nil
+	})
 }
 
 // Verdicts counts the verdicts of the cases that have an entry.
@@ -375,13 +413,32 @@ func repeats(ps []*viewPart) bool {
 	for _, p := range ps {
 		ids = p.ids.AppendTo(ids)
 	}
-	slices.Sort(ids)
-	for i := 1; i < len(ids); i++ {
-		if ids[i] == ids[i-1] {
+	return repeated(ids)
+}
+
+// repeated tells whether hashes holds a value twice; it sorts hashes.
+func repeated(hashes []uint64) bool {
+	slices.Sort(hashes)
+	for i := 1; i < len(hashes); i++ {
+		if hashes[i] == hashes[i-1] {
 			return true
 		}
 	}
 	return false
+}
+
+// identitiesMayRepeat tells whether two of ids with a test_id may be the same,
+// told by a hash of each: false means none is (Validate's duplicate rule
+// then holds without comparing identities).
+func identitiesMayRepeat(ids []caseid.ID) bool {
+	seed := maphash.MakeSeed()
+	hashes := make([]uint64, 0, len(ids))
+	for _, id := range ids {
+		if id.TestID != "" {
+			hashes = append(hashes, maphash.Comparable(seed, id))
+		}
+	}
+	return repeated(hashes)
 }
 
 // viewPart is the entries of a stretch of per_case, in file order, each

@@ -152,16 +152,11 @@ func parseLight(root *node, r io.Reader) (*File, bool) {
 // hasDuplicates tells whether two entries share their identity (Validate's
 // duplicate rule; entries without test_id are left to the schema).
 func hasDuplicates(cases []Case) bool {
-	seen := make(map[caseid.ID]bool, len(cases))
+	ids := make([]caseid.ID, len(cases))
 	for i := range cases {
-		c := &cases[i]
-		k := c.ID()
-		if c.TestID != "" && seen[k] {
-			return true
-		}
-		seen[k] = true
+		ids[i] = cases[i].ID()
 	}
-	return false
+	return len(duplicates(ids)) > 0
 }
 
 func parse(path string, data []byte) (*File, error) {

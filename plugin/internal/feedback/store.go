@@ -45,9 +45,7 @@ func (c Commit) Merged() *File {
 	// Room for every entry, so that putting them never grows the copy.
 	f.PerCase = append(make([]Case, 0, len(base)+len(c.Entries)), base...)
 	ix := Bind(f, c.Cases)
-	for _, b := range c.Entries {
-		ix.Put(b.Case, b.Entry)
-	}
+	ix.PutAll(c.Entries)
 	if c.Top != nil {
 		c.Top(f)
 	}
