@@ -71,6 +71,9 @@ blocks:
 		if b.readErr != nil {
 			return unreadable(rel, b.readErr)
 		}
+		if t != nil {
+			r.marks = append(r.marks, lineMark{line: base + 1, off: b.off})
+		}
 		for _, row := range b.rows {
 			n := base + int(row.line)
 			if row.warn != "" {

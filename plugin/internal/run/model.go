@@ -57,6 +57,10 @@ type Run struct {
 	// Under Read(keep): the line each case first appears on, by position
 	// (so len(firsts) cases); nil otherwise.
 	firsts []uint32
+	// Under Read(keep): where each block of lines the read took began, in
+	// file order, so TestIDAt finds a line without counting every line
+	// before it.
+	marks []lineMark
 	// Under Options.Compact: the cases (Cases is nil).
 	compact *compactCases
 	// spans are the spans of Cases[i]'s row ("": none), under a read that

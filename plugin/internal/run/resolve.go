@@ -65,7 +65,7 @@ func Open(target string, opts Options) (*Run, error) {
 // Reading again forgets what the last Read read.
 func (r *Run) Read(keep func(testID string) bool) error {
 	r.Cases, r.Rows, r.Warnings = nil, 0, r.Warnings[:r.located]
-	r.counts, r.firsts, r.ids, r.compact = nil, nil, idIndex{}, nil
+	r.counts, r.firsts, r.marks, r.ids, r.compact = nil, nil, nil, idIndex{}, nil
 	r.keep = keep
 	return r.readManifest(r.Manifest, r.rel(r.Manifest))
 }

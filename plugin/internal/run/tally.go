@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"hash/maphash"
+	"io"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -154,9 +155,16 @@ func (t *tally) position(line int) int32 {
 	return int32(i)
 }
 
+// lineMark is where a line of the manifest begins: its number and offset.
+type lineMark struct {
+	line int
+	off  int64
+}
+
 // TestIDAt returns the test id of the case at position pos (0-based) of a
-// run read under Read(keep), reading the manifest once more up to the
-// case's first row: reopen the run keeping that test id to Find "#N".
+// run read under Read(keep), reading the manifest once more from the
+// start of the block of lines that held the case's first row (Run.marks):
+// reopen the run keeping that test id to Find "#N".
 func (r *Run) TestIDAt(pos int) (string, error) {
 	if r.keep == nil {
 		return r.idAt(pos).TestID, nil // a compact read makes no Case for it
@@ -168,8 +176,17 @@ func (r *Run) TestIDAt(pos int) (string, error) {
 	}
 	defer f.Close()
 	want := int(r.firsts[pos])
+	from := lineMark{line: 1}
+	if k, found := slices.BinarySearchFunc(r.marks, want, func(m lineMark, line int) int { return cmp.Compare(m.line, line) }); found {
+		from = r.marks[k]
+	} else if k > 0 {
+		from = r.marks[k-1]
+	}
+	if _, err := f.Seek(from.off, io.SeekStart); err != nil {
+		return "", unreadable(rel, err)
+	}
 	br := bufio.NewReaderSize(f, 256<<10)
-	for line := 1; ; line++ {
+	for line := from.line; ; line++ {
 		var raw []byte
 		for {
 			chunk, err := br.ReadSlice('\n')
