@@ -123,8 +123,12 @@ func (ix *Index) Reviewed() int {
 // older, less exact one included) or is appended. Its identity is set from
 // the case, so the file names the case exactly from then on.
 func (ix *Index) Put(i int, e Case) {
-	p := ix.slot(i)
-	ix.f.PerCase[p] = e
+	ix.set(ix.slot(i), i, &e)
+}
+
+// set writes e, the entry of case i, at position p, named exactly.
+func (ix *Index) set(p int32, i int, e *Case) {
+	ix.f.PerCase[p] = *e
 	setID(&ix.f.PerCase[p], ix.cases, i)
 }
 
@@ -161,9 +165,7 @@ func (ix *Index) PutAll(entries []Bound) {
 	inBlocks(len(entries), func(_ *treeReader, _, lo, hi int) error {
 		for k := lo; k < hi; k++ {
 			if p := slot[k]; last[p] == int32(k+1) {
-				e := &ix.f.PerCase[p]
-				*e = entries[k].Entry
-				setID(e, ix.cases, entries[k].Case)
+				ix.set(p, entries[k].Case, &entries[k].Entry)
 			}
 		}
 		return nil
@@ -355,10 +357,7 @@ func decodeParts(ra io.ReaderAt, size int64, root *node, starts []int64, cs case
 	for i := range ps {
 		ps[i] = newPart(seed, cs)
 	}
-	each := func(part int, e *draft) bool {
-		ps[part].add(e)
-		return true
-	}
+	each := func(part int, e *draft) { ps[part].add(e) }
 	var sp *split
 	if arr := root.resolve().properties["per_case"].schema.resolve(); len(starts) > 0 && arr != nil && !arr.unique {
 		sp = newSplit(ra, size, arr, starts, each)

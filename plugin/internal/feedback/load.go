@@ -322,12 +322,11 @@ func decodeLight(r io.Reader, n *node, dst any) bool {
 
 // decodeEach is decodeLight that hands each entry of a File's per_case to
 // each as a draft (what a View keeps of it, reused from entry to entry)
-// instead of keeping it: each returns false to reject the document. The
-// other fields of an entry are only checked. A nil each keeps the entries.
+// instead of keeping it. The other fields of an entry are only checked. A nil each keeps the entries.
 // With sp, stretches of per_case are decoded by sp's segments on other
 // cores (see split); each then learns which part of the file an entry
 // comes from (0: the stretches r's decoder read).
-func decodeEach(r io.Reader, n *node, dst any, each func(part int, e *draft) bool, sp *split) bool {
+func decodeEach(r io.Reader, n *node, dst any, each func(part int, e *draft), sp *split) bool {
 	d := newDecoder(r, each)
 	d.split = sp
 	ok := d.value(d.memo(n), reflect.ValueOf(dst).Elem(), slotNone)
@@ -336,7 +335,7 @@ func decodeEach(r io.Reader, n *node, dst any, each func(part int, e *draft) boo
 	return ok && !more && d.readErr == nil
 }
 
-func newDecoder(r io.Reader, each func(part int, e *draft) bool) *decoder {
+func newDecoder(r io.Reader, each func(part int, e *draft)) *decoder {
 	return &decoder{r: r, buf: make([]byte, 64<<10), memos: map[*node]*memo{}, rats: map[string]*big.Rat{}, keys: map[string]string{}, each: each}
 }
 
@@ -355,7 +354,7 @@ type decoder struct {
 	keys    map[string]string   // object keys
 	scratch []byte
 
-	each  func(part int, e *draft) bool // see decodeEach
+	each  func(part int, e *draft) // see decodeEach
 	draft draft
 
 	off   int64  // offset in the input of buf[0]
@@ -573,8 +572,8 @@ func (m *memo) lookup(b []byte) (string, bool) {
 	return s, ok
 }
 
-// recentSlot places a string in a small cache of recent ones (memo.recent,
-// names.recent) of n slots: by its length and its last byte, which tell
+// recentSlot places a string in a small cache of recent ones (memo.recent)
+// of n slots: by its length and its last byte, which tell
 // apart most of the few strings that recur in a feedback file (verdicts,
 // targets, grader keys), with no hash.
 func recentSlot[T string | []byte](s T, n int) int {
@@ -1369,8 +1368,11 @@ func (d *decoder) elements(m *memo, dst reflect.Value, s slot, first bool) bool 
 		if unique {
 			mark = d.beginCapture()
 		}
-		if !d.value(items, elem, s) || s == slotEntry && !d.each(d.part, &d.draft) {
+		if !d.value(items, elem, s) {
 			return false
+		}
+		if s == slotEntry {
+			d.each(d.part, &d.draft)
 		}
 		if unique {
 			canon, ok := canonical(d.endCapture(mark))

@@ -45,7 +45,7 @@ const minSplit = 1 << 20
 // newSplit starts decoding the segments of ra (size bytes) that begin at
 // starts, increasing offsets, as entries of per_case (schema arr); each
 // is decodeEach's. Close must be called once the main decoder is done.
-func newSplit(ra io.ReaderAt, size int64, arr *node, starts []int64, each func(part int, e *draft) bool) *split {
+func newSplit(ra io.ReaderAt, size int64, arr *node, starts []int64, each func(part int, e *draft)) *split {
 	sp := &split{ra: ra, size: size, arr: arr}
 	for _, at := range starts {
 		sp.segs = append(sp.segs, &segment{start: at, done: make(chan struct{}), next: -1})

@@ -176,10 +176,8 @@ func (r *Run) TestIDAt(pos int) (string, error) {
 	}
 	defer f.Close()
 	want := int(r.firsts[pos])
-	from := lineMark{line: 1}
-	if k, found := slices.BinarySearchFunc(r.marks, want, func(m lineMark, line int) int { return cmp.Compare(m.line, line) }); found {
-		from = r.marks[k]
-	} else if k > 0 {
+	from := lineMark{line: 1} // the last block to begin at or before line want
+	if k, _ := slices.BinarySearchFunc(r.marks, want+1, func(m lineMark, line int) int { return cmp.Compare(m.line, line) }); k > 0 {
 		from = r.marks[k-1]
 	}
 	if _, err := f.Seek(from.off, io.SeekStart); err != nil {
