@@ -345,8 +345,10 @@ type arena struct {
 }
 
 // newCase is room for a row's case, zeroed: in the block's own cases under
-// parseConfig.recycle (a case that moves as they grow stays valid where
-// its row points), else in the arena.
+// parseConfig.recycle, else in the arena. When the block's cases grow, the
+// earlier ones are copied away, but their rows still point at the old
+// room, and every later write and read of a case (its Loc in block.parse,
+// the merge) goes through its row: the copies are never read.
 func (a *arena) newCase() *Case {
 	if a.block != nil {
 		*a.block = append(*a.block, Case{})
